@@ -1,0 +1,39 @@
+# paipu — the two commands of the quick start: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SERVE ?= 1
+GAMES ?= 2000
+SEED ?= 1
+DEMO := build/demo
+WAREHOUSE := $(DEMO)/warehouse
+
+.PHONY: demo test install bench clean
+
+$(BIN)/paipu: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(BIN)/paipu
+
+install: $(BIN)/paipu
+
+demo: install
+	rm -rf $(DEMO) && mkdir -p $(DEMO)
+	$(BIN)/paipu simulate --variant guilin --games $(GAMES) --seed $(SEED) --bots heuristic --out $(DEMO)/guilin-sim.jsonl
+	$(BIN)/paipu simulate --variant guilin --deals data/guilin-deals-2017.jsonl --seed $(SEED) --bots heuristic --out $(DEMO)/guilin-2017-deals.jsonl
+	$(BIN)/paipu validate --quiet $(DEMO)/guilin-sim.jsonl $(DEMO)/guilin-2017-deals.jsonl data/guilin-short.jsonl
+	$(BIN)/paipu ingest $(DEMO)/guilin-sim.jsonl $(DEMO)/guilin-2017-deals.jsonl data/guilin-short.jsonl --warehouse $(WAREHOUSE)
+	$(BIN)/paipu report --warehouse $(WAREHOUSE)
+ifeq ($(SERVE),1)
+	$(BIN)/paipu dashboard --warehouse $(WAREHOUSE)
+endif
+
+test: install
+	$(BIN)/python -m pytest
+
+bench: install
+	$(BIN)/python -m bench.run
+
+clean:
+	rm -rf build $(VENV)

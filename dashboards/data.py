@@ -1,0 +1,297 @@
+"""Thin, read-only query layer over the Parquet warehouse (docs/warehouse.md), for the dashboard
+and the ``paipu audit`` command.
+
+Stand-in for ``analytics.views`` / ``analytics.queries`` until they land: :func:`connect` builds
+in-memory views over absolute Parquet globs and hardens the connection; every query function
+takes a connection (or cursor) and binds every user value as a parameter. No Streamlit here, so
+the CLI and tests use it directly.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+# Columns per table with their DuckDB types (docs/warehouse.md). A column the files lack becomes a
+# typed NULL, and a table without files an empty typed view, so pages never hit binder errors
+# while ingest's schema is still moving.
+SCHEMAS: dict[str, dict[str, str]] = {
+    "games": {
+        "game_id": "VARCHAR", "variant": "VARCHAR", "ruleset_id": "VARCHAR", "rules_json": "VARCHAR",
+        "engine_version": "VARCHAR", "record_sha256": "VARCHAR", "source_file": "VARCHAR",
+        "source_line": "BIGINT", "started_at": "TIMESTAMPTZ", "table_id": "VARCHAR", "round": "BIGINT",
+        "stake": "BIGINT", "n_seats": "BIGINT", "dealer": "BIGINT", "valid": "BOOLEAN",
+        "error_code": "VARCHAR", "error_rule": "VARCHAR", "error_message": "VARCHAR",
+        "error_step": "BIGINT", "n_errors": "BIGINT", "n_actions": "BIGINT", "outcome": "VARCHAR",
+        "winner": "BIGINT", "win_card": "VARCHAR", "win_from": "BIGINT", "win_kind": "VARCHAR",
+        "points": "BIGINT", "units": "BIGINT", "tuo": "BIGINT", "hand_types": "VARCHAR[]",
+        "xing_count": "BIGINT", "breakdown_json": "VARCHAR", "claimed": "BOOLEAN",
+        "claim_matches": "BOOLEAN", "wall_left": "BIGINT", "record_json": "VARCHAR",
+        "ingested_at": "TIMESTAMPTZ",
+    },
+    "seats": {
+        "game_id": "VARCHAR", "variant": "VARCHAR", "ruleset_id": "VARCHAR", "seat": "BIGINT",
+        "player_id": "VARCHAR", "is_dealer": "BOOLEAN", "is_winner": "BOOLEAN", "score": "BIGINT",
+        "dianpao": "BOOLEAN", "n_melds": "BIGINT", "valid": "BOOLEAN",
+    },
+    "actions": {
+        "game_id": "VARCHAR", "variant": "VARCHAR", "step": "BIGINT", "seat": "BIGINT", "act": "VARCHAR",
+        "card": "VARCHAR", "cards": "VARCHAR[]", "from_seat": "BIGINT", "tail": "BOOLEAN",
+    },
+    "melds": {
+        "game_id": "VARCHAR", "variant": "VARCHAR", "seat": "BIGINT", "kind": "VARCHAR",
+        "cards": "VARCHAR[]", "points": "BIGINT", "origin": "VARCHAR",
+    },
+    "xing": {
+        "game_id": "VARCHAR", "variant": "VARCHAR", "ruleset_id": "VARCHAR", "winner": "BIGINT",
+        "mode": "VARCHAR", "cards": "VARCHAR[]", "count": "BIGINT",
+    },
+    "rejects": {
+        "source_file": "VARCHAR", "source_line": "BIGINT", "game_id": "VARCHAR", "code": "VARCHAR",
+        "step": "BIGINT", "rule": "VARCHAR", "message": "VARCHAR", "raw_sha256": "VARCHAR",
+        "raw": "VARCHAR", "variant": "VARCHAR",
+    },
+}
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the pages filter on. Empty tuples mean "all"; ``valid_only`` restricts statistics
+    (win rates, hand types) to games whose verdict is valid."""
+
+    variants: tuple[str, ...] = ()
+    rulesets: tuple[str, ...] = ()
+    valid_only: bool = True
+
+    def params(self) -> dict[str, Any]:
+        """Bound parameters for :data:`GAME_FILTER`."""
+        return {"variants": list(self.variants), "rulesets": list(self.rulesets),
+                "valid_only": self.valid_only}
+
+
+# Filter on a games row aliased ``g``; every value is a bound parameter.
+_SCOPE = ("(len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], g.variant)) AND "
+          "(len($rulesets::VARCHAR[]) = 0 OR list_contains($rulesets::VARCHAR[], g.ruleset_id))")
+GAME_FILTER = _SCOPE + " AND (NOT $valid_only OR g.valid)"
+
+
+def _q(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+    # a cursor per query: one DuckDB connection is not usable from several threads (stack.md)
+    cur = con.cursor()
+    try:
+        return cur.sql(sql, params=params or {}).pl()
+    finally:
+        cur.close()
+
+
+def _sql_str(s: str) -> str:
+    """A SQL string literal (DDL cannot take bound parameters; the path comes from the operator)."""
+    return "'" + s.replace("'", "''") + "'"
+
+
+def layout(warehouse: str | Path) -> tuple[bool, ...]:
+    """Which tables of :data:`SCHEMAS` have at least one Parquet file (in that order).
+
+    Views are built once per connection; a caller that caches the connection keys it on this so a
+    table that appears after start-up (first ingest) gets a real view.
+    """
+    root = Path(warehouse)
+    return tuple(next((root / t).rglob("*.parquet"), None) is not None for t in SCHEMAS)
+
+
+def connect(warehouse: str | Path) -> duckdb.DuckDBPyConnection:
+    """An in-memory, hardened DuckDB connection with one view per warehouse table.
+
+    Views read ``<warehouse>/<table>/**/*.parquet`` (absolute, hive-partitioned by ``variant``,
+    union by name). Afterwards file access is limited to the warehouse, external access is off
+    and the configuration is locked, so SQL cannot read other files, ``ATTACH``, ``INSTALL`` or
+    change settings.
+
+    :raises FileNotFoundError: ``warehouse`` is not a directory.
+    """
+    root = Path(warehouse).expanduser().resolve()
+    if not root.is_dir():
+        raise FileNotFoundError(f"warehouse {root} is not a directory")
+    con = duckdb.connect(":memory:")
+    for table, schema in SCHEMAS.items():
+        glob = root / table / "**" / "*.parquet"
+        if next((root / table).rglob("*.parquet"), None) is not None:
+            src = (f"read_parquet({_sql_str(str(glob))}, hive_partitioning = true, "
+                   f"union_by_name = true)")
+            have = {r[0] for r in con.sql(f"DESCRIBE SELECT * FROM {src}").fetchall()}
+            cols = [f'"{c}"' if c in have else f'CAST(NULL AS {t}) AS "{c}"' for c, t in schema.items()]
+            con.execute(f'CREATE VIEW "{table}" AS SELECT {", ".join(cols)} FROM {src}')
+        else:
+            cols = [f'CAST(NULL AS {t}) AS "{c}"' for c, t in schema.items()]
+            con.execute(f'CREATE VIEW "{table}" AS SELECT {", ".join(cols)} WHERE false')
+    con.execute(f"SET allowed_directories = [{_sql_str(str(root))}]")
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+    return con
+
+
+# --- overview -------------------------------------------------------------------------------
+
+def filter_choices(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    """Distinct variants and ruleset ids present in ``games`` (for the filter widgets)."""
+    v = _q(con, "SELECT DISTINCT variant FROM games WHERE variant IS NOT NULL ORDER BY 1")
+    r = _q(con, "SELECT DISTINCT ruleset_id FROM games WHERE ruleset_id IS NOT NULL ORDER BY 1")
+    return {"variants": v["variant"].to_list(), "rulesets": r["ruleset_id"].to_list()}
+
+
+def summary(con: duckdb.DuckDBPyConnection, f: Filters) -> dict[str, Any]:
+    """Headline numbers.
+
+    ``games``/``valid``/``invalid`` ignore ``valid_only`` (otherwise invalid is always 0);
+    ``rejects`` honours only the variant filter (rejects have no ruleset). The rest is over the
+    games in scope whose replay computed an outcome: ``decided``, ``wins``, ``draws``,
+    ``draw_rate`` (荒庄), ``mean_points`` (胡), ``mean_tuo`` (舵), ``mean_units``; rates are
+    fractions, None when there is nothing to divide by.
+    """
+    p = f.params()
+    head = _q(con, f"""
+        SELECT count(*) AS games, count(*) FILTER (WHERE g.valid) AS valid,
+               count(*) FILTER (WHERE NOT g.valid) AS invalid
+        FROM games g WHERE {_SCOPE}""", {k: p[k] for k in ("variants", "rulesets")}).row(0, named=True)
+    rej = _q(con, """SELECT count(*) AS n FROM rejects r
+                     WHERE len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant)""",
+             {"variants": p["variants"]}).item()
+    stats = _q(con, f"""
+        SELECT count(*) FILTER (WHERE g.outcome IS NOT NULL) AS decided,
+               count(*) FILTER (WHERE g.outcome = 'win') AS wins,
+               count(*) FILTER (WHERE g.outcome = 'draw') AS draws,
+               avg(g.points) FILTER (WHERE g.outcome = 'win') AS mean_points,
+               avg(g.tuo) FILTER (WHERE g.outcome = 'win') AS mean_tuo,
+               avg(g.units) FILTER (WHERE g.outcome = 'win') AS mean_units
+        FROM games g WHERE {GAME_FILTER}""", p).row(0, named=True)
+    out = {**head, "rejects": rej, **stats}
+    out["draw_rate"] = stats["draws"] / stats["decided"] if stats["decided"] else None
+    return out
+
+
+def rejects_by_code(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
+    """Rejected lines per code (``code``, ``n``), most frequent first; variant filter only."""
+    return _q(con, """
+        SELECT r.code, count(*) AS n FROM rejects r
+        WHERE len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant)
+        GROUP BY 1 ORDER BY n DESC, 1""", {"variants": list(f.variants)})
+
+
+def errors_by_code(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
+    """Invalid games per first error code (``error_code``, ``n``), most frequent first."""
+    p = f.params()
+    return _q(con, f"""
+        SELECT coalesce(g.error_code, '?') AS error_code, count(*) AS n FROM games g
+        WHERE {_SCOPE} AND NOT g.valid GROUP BY 1 ORDER BY n DESC, 1""",
+              {k: p[k] for k in ("variants", "rulesets")})
+
+
+def win_rate_by_seat(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
+    """胡率 per seat over decided games in scope: ``seat``, ``games``, ``wins``, ``rate``."""
+    return _q(con, f"""
+        SELECT s.seat, count(*) AS games, count(*) FILTER (WHERE s.is_winner) AS wins,
+               count(*) FILTER (WHERE s.is_winner) / count(*) AS rate
+        FROM seats s JOIN games g ON g.game_id = s.game_id AND g.variant = s.variant
+        WHERE {GAME_FILTER} AND g.outcome IS NOT NULL
+        GROUP BY 1 ORDER BY 1""", f.params())
+
+
+def win_rate_by_role(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
+    """胡率 of the dealer (庄) against the other seats (闲): ``is_dealer``, ``seats``, ``wins``, ``rate``."""
+    return _q(con, f"""
+        SELECT s.is_dealer, count(*) AS seats, count(*) FILTER (WHERE s.is_winner) AS wins,
+               count(*) FILTER (WHERE s.is_winner) / count(*) AS rate
+        FROM seats s JOIN games g ON g.game_id = s.game_id AND g.variant = s.variant
+        WHERE {GAME_FILTER} AND g.outcome IS NOT NULL AND s.is_dealer IS NOT NULL
+        GROUP BY 1 ORDER BY 1 DESC""", f.params())
+
+
+def win_kinds(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
+    """How wins came (``win_kind``, ``n``, ``share``): zimo / dianpao / flip / deal."""
+    return _q(con, f"""
+        SELECT coalesce(g.win_kind, '?') AS win_kind, count(*) AS n,
+               count(*) / sum(count(*)) OVER () AS share
+        FROM games g WHERE {GAME_FILTER} AND g.outcome = 'win' GROUP BY 1 ORDER BY n DESC, 1""",
+              f.params())
+
+
+# --- hand types -----------------------------------------------------------------------------
+
+def hand_type_counts(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
+    """Wins per hand-type id (``hand_type``, ``n``, ``share`` of wins in scope)."""
+    return _q(con, f"""
+        WITH w AS (SELECT g.hand_types FROM games g WHERE {GAME_FILTER} AND g.outcome = 'win')
+        SELECT t.hand_type, count(*) AS n, count(*) / (SELECT count(*) FROM w) AS share
+        FROM (SELECT unnest(hand_types) AS hand_type FROM w) t
+        GROUP BY 1 ORDER BY n DESC, 1""", f.params())
+
+
+def value_counts(con: duckdb.DuckDBPyConnection, f: Filters, column: str) -> pl.DataFrame:
+    """Wins per value of ``column`` (one of ``xing_count``, ``points``, ``units``, ``tuo``):
+    ``value``, ``n``, in value order."""
+    if column not in {"xing_count", "points", "units", "tuo"}:  # an identifier cannot be bound
+        raise ValueError(f"not a countable column: {column}")
+    return _q(con, f"""
+        SELECT g."{column}" AS value, count(*) AS n FROM games g
+        WHERE {GAME_FILTER} AND g.outcome = 'win' AND g."{column}" IS NOT NULL
+        GROUP BY 1 ORDER BY 1""", f.params())
+
+
+# --- audit ----------------------------------------------------------------------------------
+
+def find_game(con: duckdb.DuckDBPyConnection, game_id: str) -> dict[str, Any] | None:
+    """The ``games`` row of ``game_id`` as a dict (latest ingest wins), or None."""
+    df = _q(con, "SELECT * FROM games WHERE game_id = $gid ORDER BY ingested_at DESC NULLS LAST LIMIT 1",
+            {"gid": game_id})
+    return df.row(0, named=True) if df.height else None
+
+
+def game_seats(con: duckdb.DuckDBPyConnection, game_id: str, variant: str) -> pl.DataFrame:
+    """The ``seats`` rows of one game, by seat."""
+    return _q(con, "SELECT * FROM seats WHERE game_id = $gid AND variant = $v ORDER BY seat",
+              {"gid": game_id, "v": variant})
+
+
+def find_rejects(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
+    """Rejected lines that carried ``game_id`` (code, rule, message, where)."""
+    return _q(con, """SELECT source_file, source_line, code, rule, step, message, variant
+                      FROM rejects WHERE game_id = $gid ORDER BY source_file, source_line""",
+              {"gid": game_id})
+
+
+def invalid_games(con: duckdb.DuckDBPyConnection, f: Filters, limit: int = 500) -> pl.DataFrame:
+    """Invalid games in scope (``game_id``, ``variant``, ``error_code``, ``error_step``), newest first."""
+    p = f.params()
+    return _q(con, f"""
+        SELECT g.game_id, g.variant, g.error_code, g.error_step FROM games g
+        WHERE {_SCOPE} AND NOT g.valid
+        ORDER BY g.ingested_at DESC NULLS LAST, g.game_id LIMIT $limit""",
+              {"variants": p["variants"], "rulesets": p["rulesets"], "limit": int(limit)})
+
+
+def computed_from_row(row: dict[str, Any], seats: pl.DataFrame | None = None) -> dict[str, Any] | None:
+    """The spec §5 computed result rebuilt from a ``games`` row (and its seats for ``scores``).
+
+    Used when the engine's own verdict is not at hand; None when replay computed nothing.
+    """
+    if row.get("outcome") is None:
+        return None
+    out: dict[str, Any] = {"outcome": row["outcome"], "winner": row.get("winner"),
+                           "win_card": row.get("win_card"), "from": row.get("win_from"),
+                           "points": row.get("points"), "hand_types": list(row.get("hand_types") or []),
+                           "units": row.get("units")}
+    if row.get("xing_count") is not None:
+        out["xing"] = {"count": row["xing_count"]}
+    if row.get("breakdown_json"):
+        try:
+            out["breakdown"] = json.loads(row["breakdown_json"])
+        except ValueError:
+            pass
+    if seats is not None and seats.height and seats["score"].null_count() == 0:
+        out["scores"] = seats.sort("seat")["score"].to_list()
+    return out

@@ -1,0 +1,1 @@
+"""The ``paipu`` command: the composition root over replay → ingest → analytics → dashboards."""

@@ -1,0 +1,262 @@
+"""The engine core shared by every variant: phases, the wall, claim windows resolved by priority.
+
+A variant subclasses :class:`GameState` and fills the extension points named in
+``docs/architecture.md``: ``start_options``, ``window_options``, ``apply_claim``,
+``can_discard``, ``settle``. The core owns turn order, draws from either end of
+the wall, implicit and explicit passes, forced acts, and the end-of-log checks
+(truncated / trailing / 荒庄).
+
+Spec: ../shared/spec/log-format.md §4 (events, passes, forced acts, priority),
+§6 (error codes).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from replay.cards import Deck
+from replay.errors import RuleViolation
+from replay.options import Ruleset
+from replay.record import Event, Record
+
+
+class Phase(enum.Enum):
+    """Where the game is: START (declarations before the dealer's first discard), DISCARD
+    (``turn`` must discard), WINDOW (a card is open to claims), DRAW (``turn`` must draw), OVER."""
+
+    START = "start"
+    DISCARD = "discard"
+    WINDOW = "window"
+    DRAW = "draw"
+    OVER = "over"
+
+
+@dataclass
+class Option:
+    """One seat's option in a claim window (or at the start of the hand).
+
+    :param seat: who may act. :param act: spec §4 act name.
+    :param key: priority, lower acts first (variant-defined tuples).
+    :param forced: the seat must take it (or a higher-priority option of its own).
+    :param events: every concrete legal event of this option (bots pick from these;
+        the replayer matches logged events against them).
+    :param rule: rule id that grants the option (for messages).
+    """
+
+    seat: int
+    act: str
+    key: tuple[int, ...]
+    forced: bool
+    events: list[Event]
+    rule: str
+
+
+@dataclass
+class Window:
+    """A card open to claims: ``card`` (kind), ``src`` (the seat that flipped or discarded it),
+    ``kind`` (``flip``, ``discard`` or ``start``), its options and the seats that passed explicitly."""
+
+    card: int
+    src: int
+    kind: str
+    options: list[Option]
+    passed: set[int] = field(default_factory=set)
+
+    def of(self, seat: int) -> list[Option]:
+        """The options of ``seat`` still open."""
+        return [o for o in self.options if o.seat == seat and seat not in self.passed]
+
+    def ahead_of(self, opt: Option) -> list[Option]:
+        """Other seats' open options that rank before ``opt`` (they must pass first)."""
+        return [o for o in self.options if o.seat != opt.seat and o.seat not in self.passed and o.key < opt.key]
+
+    def forced_open(self) -> list[Option]:
+        """Forced options of seats that have not acted."""
+        return [o for o in self.options if o.forced and o.seat not in self.passed]
+
+
+def event_key(ev: Event, deck: Deck) -> tuple:
+    """Canonical, order-free key of an event for matching (cards as sorted kinds)."""
+    card = deck.index(ev.card) if ev.card is not None else None
+    cards = tuple(sorted(deck.index(c) for c in ev.cards)) if ev.cards is not None else None
+    bi = tuple(sorted(tuple(sorted(deck.index(c) for c in g)) for g in ev.bi)) if ev.bi else ()
+    return (ev.seat, ev.act, card, cards, bi, ev.tail)
+
+
+class GameState:
+    """One game in play. Subclasses implement the variant; the core runs phases.
+
+    Public surface (style.md: pokerkit): :meth:`apply` verifies then acts and raises
+    :class:`RuleViolation` naming the rule; :meth:`legal_events` lists what may come
+    next; :meth:`finish` checks the end of the log; :meth:`result` and :meth:`facts`
+    give the settlement and the warehouse facts; :meth:`snapshot` the table for audits.
+    """
+
+    variant = "core"
+    deck: Deck
+
+    def __init__(self, record: Record, ruleset: Ruleset) -> None:
+        self.record = record
+        self.rules = ruleset
+        self.n = len(record.seats)
+        self.dealer = record.dealer
+        self.stake = record.stake
+        d = self.deck
+        self.hands: list[list[int]] = [d.counts(h) for h in record.deal.hands]
+        self.wall: list[int] = [d.index(c) for c in record.deal.wall]
+        self.front = 0  # next index drawn from the front
+        self.back = len(self.wall)  # one past the next index drawn from the tail
+        self.melds: list[list[tuple[str, tuple[int, ...]]]] = [[] for _ in range(self.n)]
+        self.river: list[list[int]] = [[] for _ in range(self.n)]
+        self.phase = Phase.START
+        self.turn = self.dealer
+        self.window: Window | None = None
+        self.step = 0
+        self.outcome: dict[str, Any] | None = None
+
+    # -- helpers ---------------------------------------------------------------------------
+    def xia(self, seat: int) -> int:
+        """下家 of ``seat`` (spec §2: seat i's next player is (i+1) mod n)."""
+        return (seat + 1) % self.n
+
+    @property
+    def wall_left(self) -> int:
+        return self.back - self.front
+
+    def fail(self, code: str, rule: str, message: str) -> RuleViolation:
+        return RuleViolation(code, f"{self.variant}.{rule}" if "." not in rule else rule, message, self.step)
+
+    def card(self, code: str | None, what: str = "card") -> int:
+        if code is None:
+            raise self.fail("schema", "paipu.event", f"this act needs `{what}`")
+        return self.deck.index(code)
+
+    def label(self, k: int) -> str:
+        return self.deck.label(k)
+
+    # -- the phase machine -----------------------------------------------------------------
+    def apply(self, ev: Event) -> None:
+        """Verify ``ev`` against the current state, then apply it.
+
+        :raises RuleViolation: the first rule the event breaks (code per spec §6).
+        """
+        if self.phase is Phase.OVER:
+            raise self.fail("trailing_actions", "paipu.end", f"the hand was already over; `{ev.act}` by seat {ev.seat} follows it")
+        if ev.seat >= self.n:
+            raise self.fail("schema", "paipu.seat", f"seat {ev.seat} does not exist ({self.n} seats)")
+        if self.phase in (Phase.WINDOW, Phase.START) and (ev.act == "draw" or not self._targets_window(ev)):
+            self.close_window()
+        if self.phase is Phase.OVER:
+            raise self.fail("trailing_actions", "paipu.end", f"the wall is empty and the hand is drawn (荒庄); `{ev.act}` follows it")
+        if self.phase in (Phase.WINDOW, Phase.START):
+            self.on_window_event(ev)
+        elif self.phase is Phase.DRAW:
+            self.on_draw(ev)
+        elif self.phase is Phase.DISCARD:
+            self.on_discard_phase(ev)
+        self.step += 1
+
+    def _targets_window(self, ev: Event) -> bool:
+        """Whether ``ev`` is meant for the open window (a pass, or a claim on its card by a seat)."""
+        assert self.window is not None
+        if ev.act == "pass":
+            return True
+        if ev.act in ("draw", "discard"):
+            return False
+        return ev.card is None or self.deck.index(ev.card) == self.window.card or bool(self.window.of(ev.seat))
+
+    def on_window_event(self, ev: Event) -> None:
+        """A pass or a claim in the open window (or the start window)."""
+        w = self.window
+        assert w is not None
+        mine = w.of(ev.seat)
+        if ev.act == "pass":
+            if not mine:
+                raise self.fail("illegal_action", "paipu.pass", f"seat {ev.seat} has no option to pass on")
+            forced = [o for o in mine if o.forced]
+            if forced:
+                raise self.fail("missing_forced_action", forced[0].rule,
+                                f"seat {ev.seat} passed its forced `{forced[0].act}` on {self.label(w.card)}")
+            w.passed.add(ev.seat)
+            return
+        opts = [o for o in mine if o.act == ev.act]
+        if not opts:
+            self.explain_missing_option(ev, w, mine)
+            raise self.fail("out_of_turn" if not mine else "illegal_action", "paipu.turn",
+                            f"seat {ev.seat} may not `{ev.act}` now" + (f" (its options: {', '.join(sorted({o.act for o in mine}))})" if mine else ""))
+        key = event_key(ev, self.deck)
+        match = next((o for o in opts for e in o.events if event_key(e, self.deck) == key), None)
+        if match is None:
+            self.explain_bad_event(ev, w, opts)
+            raise self.fail("illegal_action", opts[0].rule, f"seat {ev.seat} `{ev.act}` with these cards is not legal here")
+        if ev.from_ is not None and w.kind != "start" and ev.from_ != w.src:
+            raise self.fail("illegal_action", "paipu.from", f"`from` is {ev.from_} but the card came from seat {w.src}")
+        ahead = w.ahead_of(match)
+        forced = [o for o in ahead if o.forced]
+        if forced:
+            raise self.fail("missing_forced_action", forced[0].rule,
+                            f"seat {forced[0].seat} had to `{forced[0].act}` {self.label(w.card)} before seat {ev.seat} could `{ev.act}`")
+        if ahead:
+            o = ahead[0]
+            raise self.fail("priority_violation", "paipu.priority",
+                            f"seat {ev.seat} `{ev.act}` while seat {o.seat}'s `{o.act}` ranks higher and was not passed")
+        self.window = None
+        self.apply_claim(match, ev, w)
+
+    def close_window(self) -> None:
+        """Close the open window with no claim (every open option passed implicitly).
+
+        :raises RuleViolation: ``missing_forced_action`` when a forced option was open.
+        """
+        w = self.window
+        assert w is not None
+        forced = w.forced_open()
+        if forced:
+            o = forced[0]
+            raise self.fail("missing_forced_action", o.rule,
+                            f"seat {o.seat} had to `{o.act}` {self.label(w.card) if w.kind != 'start' else ''} here".replace("  ", " "))
+        self.window = None
+        self.window_closed(w)
+
+    def finish(self, n_actions: int) -> None:
+        """The log ended: close what the rules close, else ``truncated``.
+
+        :raises RuleViolation: ``missing_forced_action`` or ``truncated`` at step ``n_actions``.
+        """
+        self.step = n_actions
+        if self.phase is Phase.WINDOW and self.window is not None and self.window.kind != "start":
+            self.close_window()
+        if self.phase is not Phase.OVER:
+            raise self.fail("truncated", "paipu.end", f"the actions stop in phase {self.phase.value} (seat {self.turn}); the hand is not over")
+
+    # -- extension points --------------------------------------------------------------------
+    def on_draw(self, ev: Event) -> None:  # pragma: no cover - variant
+        raise NotImplementedError
+
+    def on_discard_phase(self, ev: Event) -> None:  # pragma: no cover - variant
+        raise NotImplementedError
+
+    def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:  # pragma: no cover - variant
+        raise NotImplementedError
+
+    def window_closed(self, w: Window) -> None:  # pragma: no cover - variant
+        raise NotImplementedError
+
+    def explain_missing_option(self, ev: Event, w: Window, mine: list[Option]) -> None:
+        """Raise a more precise error than out_of_turn/illegal_action when the variant can."""
+
+    def explain_bad_event(self, ev: Event, w: Window, opts: list[Option]) -> None:
+        """Raise a more precise error for an option taken with the wrong cards."""
+
+    def result(self) -> dict[str, Any]:
+        """The computed settlement (spec §5), every key present."""
+        assert self.outcome is not None
+        return self.outcome
+
+    def facts(self) -> dict[str, Any]:  # pragma: no cover - variant
+        raise NotImplementedError
+
+    def legal_events(self) -> list[Event]:  # pragma: no cover - variant
+        raise NotImplementedError

@@ -1,0 +1,97 @@
+"""Rule options and rulesets (spec §7).
+
+A variant publishes its options as :class:`RuleOption` values. A ruleset is a
+variant plus option values; its ``ruleset_id`` hashes only the options whose
+value differs from the default, so that logs spelling the defaults out and
+logs leaving them absent group together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from replay.errors import RuleViolation
+
+
+@dataclass(frozen=True)
+class RuleOption:
+    """One rule option.
+
+    :param name: the key used in a record's ``rules`` object.
+    :param default: the value when absent (never changes meaning once published).
+    :param allowed: the allowed values.
+    :param source: seed file and section the option comes from.
+    :param doc: what each value means.
+    """
+
+    name: str
+    default: Any
+    allowed: tuple[Any, ...]
+    source: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A variant and its complete option values. ``id`` is the stable ruleset id."""
+
+    variant: str
+    values: Mapping[str, Any]
+    id: str
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+
+def make_ruleset(variant: str, options: Sequence[RuleOption], rules: Mapping[str, Any] | None) -> Ruleset:
+    """Resolve ``rules`` (a record's overrides) against ``options``.
+
+    :returns: the full :class:`Ruleset`; ``id`` is ``<variant>-<10 hex>`` of
+        the canonical JSON of the non-default values (``<variant>-default``
+        when every value is the default).
+    :raises RuleViolation: ``schema`` for an unknown option or a value not allowed.
+    """
+    by_name = {o.name: o for o in options}
+    values = {o.name: o.default for o in options}
+    for k, v in (rules or {}).items():
+        opt = by_name.get(k)
+        if opt is None:
+            if k.startswith("x_"):
+                continue
+            raise RuleViolation("schema", "paipu.rules", f"unknown rule option `{k}` for {variant}; "
+                                f"known: {', '.join(sorted(by_name))}")
+        if not any(v == a and type(v) is type(a) for a in opt.allowed):
+            raise RuleViolation("schema", "paipu.rules", f"rule option `{k}` = {v!r} not allowed; "
+                                f"allowed: {list(opt.allowed)}")
+        values[k] = v
+    diff = {k: v for k, v in sorted(values.items()) if v != by_name[k].default}
+    if not diff:
+        rid = f"{variant}-default"
+    else:
+        canon = json.dumps([variant, diff], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        rid = f"{variant}-{hashlib.sha256(canon.encode()).hexdigest()[:10]}"
+    return Ruleset(variant, values, rid)
+
+
+def parse_overrides(text: str, options: Sequence[RuleOption]) -> dict[str, Any]:
+    """Parse ``OPT=VAL[,OPT=VAL…]`` (CLI form) into typed values using each option's allowed values.
+
+    :raises ValueError: unknown option or a value not allowed.
+    """
+    out: dict[str, Any] = {}
+    by_name = {o.name: o for o in options}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        k, _, raw = part.partition("=")
+        opt = by_name.get(k)
+        if opt is None:
+            raise ValueError(f"unknown option {k!r}; known: {', '.join(sorted(by_name))}")
+        for a in opt.allowed:
+            if str(a).lower() == raw.lower():
+                out[k] = a
+                break
+        else:
+            raise ValueError(f"{k}={raw!r} not allowed; allowed: {list(opt.allowed)}")
+    return out

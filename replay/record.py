@@ -1,0 +1,176 @@
+"""The paipu/1 record (spec ../shared/spec/log-format.md §2, §4, §5, §6) as msgspec types.
+
+Decoding is two-stage: ``msgspec.json.decode`` to builtins (so ``bad_json`` and
+unknown-field checks can name the field), then ``msgspec.convert`` into
+:class:`Record` (so type errors carry a JSON path such as ``$.actions[3].seat``).
+Extension fields (``x_*``) are kept in the raw object and ignored (spec §1).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from replay.errors import RuleViolation
+
+Seat = Annotated[int, Meta(ge=0, le=7)]
+
+
+class Event(Struct, omit_defaults=True):
+    """One logged event (spec §4). ``from_`` is the JSON field ``from``."""
+
+    seat: Seat
+    act: str
+    card: str | None = None
+    cards: list[str] | None = None
+    from_: Seat | None = msgspec.field(default=None, name="from")
+    bi: list[list[str]] | None = None
+    tail: bool = False
+    to_hand: bool = False
+    t: Annotated[int, Meta(ge=0)] | None = None
+
+
+class Deal(Struct):
+    """The dealt cards: ``hands`` per seat (dealer's extra card included), ``wall`` in draw order."""
+
+    hands: list[list[str]]
+    wall: list[str]
+
+
+class Shuffle(Struct):
+    """The server's shuffle commitment (spec §2)."""
+
+    algo: str | None = None
+    seed: str | None = None
+    digest: str | None = None
+
+
+class XingClaim(Struct):
+    """字牌 醒: the cards turned and how many the winner matched (spec §5)."""
+
+    cards: list[str]
+    count: Annotated[int, Meta(ge=0)]
+
+
+class JingClaim(Struct):
+    """花牌 精: the 主精 and the 精 count (spec §5)."""
+
+    main: str | None
+    count: Annotated[int, Meta(ge=0)]
+
+
+class Result(Struct, omit_defaults=True):
+    """A settlement (spec §5). Fields left UNSET were not claimed and are not compared."""
+
+    outcome: Literal["win", "draw"] | UnsetType = UNSET
+    winner: Seat | None | UnsetType = UNSET
+    win_card: str | None | UnsetType = UNSET
+    from_: Seat | None | UnsetType = msgspec.field(default=UNSET, name="from")
+    points: int | None | UnsetType = UNSET
+    hand_types: list[str] | UnsetType = UNSET
+    xing: XingClaim | None | UnsetType = UNSET
+    jing: JingClaim | None | UnsetType = UNSET
+    units: int | None | UnsetType = UNSET
+    breakdown: dict[str, int] | None | UnsetType = UNSET
+    bao: Seat | None | UnsetType = UNSET
+    scores: list[int] | UnsetType = UNSET
+
+
+class Record(Struct):
+    """One game record (spec §2)."""
+
+    format: Literal["paipu/1"]
+    game_id: Annotated[str, Meta(min_length=1, max_length=128)]
+    variant: str
+    seats: Annotated[list[str], Meta(min_length=2, max_length=8)]
+    dealer: Seat
+    deal: Deal
+    actions: list[Event]
+    rules: dict[str, Any] = {}
+    started_at: str | None = None
+    table_id: str | None = None
+    round: int | None = None
+    stake: Annotated[int, Meta(ge=1)] = 1
+    result: Result | None = None
+    shuffle: Shuffle | None = None
+
+
+class VerdictError(Struct):
+    """One error of a verdict (spec §6)."""
+
+    step: int | None
+    code: str
+    rule: str
+    message: str
+
+
+class Verdict(Struct):
+    """The validator's answer for one record (spec §6)."""
+
+    game_id: str | None
+    valid: bool
+    errors: list[VerdictError]
+    computed: dict[str, Any] | None
+    ruleset_id: str | None
+    engine_version: str
+    record_sha256: str
+
+
+_ALLOWED = {
+    "record": set(Record.__struct_fields__),
+    "event": {"seat", "act", "card", "cards", "from", "bi", "tail", "to_hand", "t"},
+    "result": {"outcome", "winner", "win_card", "from", "points", "hand_types", "xing", "jing",
+               "units", "breakdown", "bao", "scores"},
+    "deal": {"hands", "wall"},
+    "shuffle": {"algo", "seed", "digest"},
+}
+
+
+def _unknown_fields(obj: dict[str, Any], kind: str, path: str) -> list[str]:
+    return [f"unknown field `{k}` at `{path}` (extensions must start with `x_`)"
+            for k in obj if k not in _ALLOWED[kind] and not k.startswith("x_")]
+
+
+def sha256_hex(raw: bytes) -> str:
+    """Hex SHA-256 of a raw input line (spec §6 ``record_sha256``)."""
+    return hashlib.sha256(raw).hexdigest()
+
+
+def decode_record(raw: bytes | str) -> Record:
+    """Decode one JSON line into a :class:`Record`.
+
+    :raises RuleViolation: ``bad_json`` when the line is not one JSON object;
+        ``schema`` for a missing, mistyped, out-of-range or unknown field (the
+        message names the JSON path).
+    """
+    try:
+        obj = msgspec.json.decode(raw)
+    except msgspec.DecodeError as e:
+        raise RuleViolation("bad_json", "paipu.json", f"not valid JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise RuleViolation("bad_json", "paipu.json", f"a record is one JSON object, got {type(obj).__name__}")
+    problems = _unknown_fields(obj, "record", "$")
+    for key, kind in (("deal", "deal"), ("result", "result"), ("shuffle", "shuffle")):
+        if isinstance(obj.get(key), dict):
+            problems += _unknown_fields(obj[key], kind, f"$.{key}")
+    acts = obj.get("actions")
+    if isinstance(acts, list):
+        for i, ev in enumerate(acts):
+            if isinstance(ev, dict):
+                problems += _unknown_fields(ev, "event", f"$.actions[{i}]")
+    if problems:
+        raise RuleViolation("schema", "paipu.schema", "; ".join(problems[:5]))
+    try:
+        return msgspec.convert(obj, Record)
+    except msgspec.ValidationError as e:
+        raise RuleViolation("schema", "paipu.schema", str(e)) from None
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema (draft 2020-12) of a paipu/1 record, generated from :class:`Record`."""
+    schema = msgspec.json.schema(Record)
+    schema["$comment"] = "Generated by replay.record.json_schema() from the msgspec types; do not edit."
+    return schema

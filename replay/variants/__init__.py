@@ -1,0 +1,79 @@
+"""Variant registry: the eight ids of paipu/1 §7 and what each needs from the engine.
+
+A variant is a folder ``replay/variants/<id>/`` with the same few files
+(``options.py``, ``scoring.py``, ``state.py``, ``bots.py``) — see
+``docs/architecture.md``. Variants not implemented yet are listed so the
+validator can say so (``unknown_variant`` with that message).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+from replay.cards import HUAPAI, HUAPAI_LAI, SHANGDAREN, ZIPAI, Deck
+from replay.options import RuleOption
+
+if TYPE_CHECKING:
+    from replay.engine import GameState
+
+
+_BASE = frozenset({"draw", "discard", "hu", "pass"})
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """What the core knows of a variant.
+
+    :param id: spec §7 id.
+    :param seed: seed file the rules come from.
+    :param deck: the family deck.
+    :param players: allowed numbers of seats.
+    :param acts: act names of spec §4 this variant accepts.
+    :param options: published rule options.
+    :param state: factory of the variant's :class:`~replay.engine.GameState` (None: not implemented).
+    """
+
+    id: str
+    seed: str
+    deck: Deck
+    players: tuple[int, ...]
+    acts: frozenset[str]
+    options: tuple[RuleOption, ...] = ()
+    state: Callable[..., "GameState"] | None = None
+    hand_sizes: Callable[[int], tuple[int, int]] | None = field(default=None)
+
+    @property
+    def implemented(self) -> bool:
+        return self.state is not None
+
+
+def _registry() -> dict[str, VariantSpec]:
+    from replay.variants.guilin import SPEC as GUILIN
+
+    stub = [
+        VariantSpec("zipai", "004_d2ed00504ff040a5.txt", ZIPAI, (3,),
+                    _BASE | {"chi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"}),
+        VariantSpec("yuanjiang_guihuzi", "003_50360bd1f53fc819.txt", ZIPAI, (3,),
+                    _BASE | {"chi", "peng", "wai", "liu", "piao"}),
+        VariantSpec("tongcheng_gezi", "000_b93a380aaaa9b6e3.txt", HUAPAI, (3, 4),
+                    _BASE | {"jian", "peng", "zhao", "guan_sheng", "hua"}),
+        VariantSpec("sanjing_huapai", "002_f9a80b28e0fcbf1a.txt", HUAPAI, (3,),
+                    _BASE | {"dui", "zhao", "zha", "kai_fan"}),
+        VariantSpec("wujing_huapai", "002_f9a80b28e0fcbf1a.txt", HUAPAI, (3,),
+                    _BASE | {"dui", "zhao", "zha", "kai_fan"}),
+        VariantSpec("shuangbiegan_huapai", "002_f9a80b28e0fcbf1a.txt", HUAPAI_LAI, (3,),
+                    _BASE | {"dui", "zhao", "zha", "kai_fan"}),
+        VariantSpec("shangdaren", "002_f9a80b28e0fcbf1a.txt", SHANGDAREN, (3, 4),
+                    _BASE | {"chi", "dui", "kai_mao", "mao"}),
+    ]
+    return {v.id: v for v in [GUILIN, *stub]}
+
+
+VARIANTS: dict[str, VariantSpec] = _registry()
+ALL_ACTS = frozenset().union(*(v.acts for v in VARIANTS.values()))
+
+
+def get(variant_id: str) -> VariantSpec:
+    """The spec of ``variant_id``. :raises KeyError: not a paipu/1 id."""
+    return VARIANTS[variant_id]

@@ -1,0 +1,30 @@
+"""桂林字牌 (seed 001_b125067d32c1f7d7.txt): 80 cards, 3 players, 胡 → 舵, 扫/过扫/扫穿/开舵, 上中下醒.
+
+Files by role: ``options.py`` (rule options), ``scoring.py`` (shapes, 胡 table, best split,
+舵, 醒), ``state.py`` (the game as a state machine: acts, claim windows, forced acts,
+settlement), ``bots.py`` (simulator players). Rules doc: ``docs/rules/guilin.md``.
+"""
+
+from __future__ import annotations
+
+from replay.cards import ZIPAI
+from replay.variants import _BASE, VariantSpec
+from replay.variants.guilin.options import OPTIONS
+
+
+def _state(record, ruleset):  # lazy: keeps the registry import light
+    from replay.variants.guilin.state import GuilinState
+
+    return GuilinState(record, ruleset)
+
+
+SPEC = VariantSpec(
+    id="guilin",
+    seed="001_b125067d32c1f7d7.txt",
+    deck=ZIPAI,
+    players=(3,),
+    acts=_BASE | {"chi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"},
+    options=OPTIONS,
+    state=_state,
+    hand_sizes=lambda n: (21, 20),  # 001 §技巧攻略: 三人抓满20张牌，仅庄家抓满21张牌
+)

@@ -1,0 +1,497 @@
+"""桂林字牌 as a state machine over the engine core (replay/engine.py).
+
+Seed: 001_b125067d32c1f7d7.txt (cited as 001 §section); readings and decisions:
+docs/rules/guilin.md. Priority (001 §技巧攻略 组牌优先顺序): 扫穿/扫 > 胡 > 开舵/碰 > 吃;
+for 吃 the drawer before its 下家. Option keys below encode exactly that order.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations_with_replacement
+from typing import Any
+
+from replay.cards import ZIPAI
+from replay.engine import GameState, Option, Phase, Window
+from replay.record import Event
+from replay.variants.guilin import scoring as sc
+
+# Priority ranks (lower first). 001 §技巧攻略: 扫穿或扫 >> 胡牌 >> 开舵或碰 >> 吃.
+R_SAO, R_HU, R_DUO, R_CHI = 0, 1, 2, 3
+SAO_KINDS = ("sao", "guo_sao")
+FOUR = ("sao_chuan", "kai_duo")
+
+# Every 3-card 吃 shape as sorted kinds (001 §顺子, §特殊顺子, §特殊牌型, §搭子).
+SHAPES: tuple[tuple[int, int, int], ...] = tuple(
+    t for t in combinations_with_replacement(range(20), 3) if sc.chi_shape(t) is not None and max(t.count(x) for x in t) <= 2
+)
+SHAPES_WITH: dict[int, tuple[tuple[int, int, int], ...]] = {k: tuple(s for s in SHAPES if k in s) for k in range(20)}
+
+
+def _codes(kinds) -> list[str]:
+    return [ZIPAI.codes[k] for k in kinds]
+
+
+class GuilinState(GameState):
+    """A 桂林字牌 hand in play. Construct from a decoded record and its ruleset."""
+
+    variant = "guilin"
+    deck = ZIPAI
+
+    def __init__(self, record, ruleset) -> None:
+        super().__init__(record, ruleset)
+        n = self.n
+        self.chou: list[set[int]] = [set() for _ in range(n)]  # 臭牌: may not 吃 (001 §技巧攻略 臭牌)
+        self.peng_passed: list[set[int]] = [set() for _ in range(n)]  # for 过扫 (001 §过扫)
+        self.draws = 0
+        self.discards = 0
+        self.after_forced: tuple[int, int, str] | None = None  # (seat, card, win_from) may 胡 now
+        self.win: dict[str, Any] | None = None
+        self.claims: list[int] = [0] * n
+        self.window = Window(-1, self.dealer, "start", self.start_options())
+        self.phase = Phase.START
+
+    # -- hand helpers ----------------------------------------------------------------------
+    def free(self, seat: int) -> list[int]:
+        """Counts of the cards ``seat`` may use or discard: dealt 坎/fours are locked (001 §技巧攻略)."""
+        return [c if c < 3 else 0 for c in self.hands[seat]]
+
+    def fours(self, seat: int) -> int:
+        """4-card sets the seat has: 扫穿/开舵 melds and dealt fours in hand (for 重舵 and pairs)."""
+        return sum(k in FOUR for k, _ in self.melds[seat]) + sum(c == 4 for c in self.hands[seat])
+
+    def meld_of(self, seat: int, card: int, kinds: tuple[str, ...]) -> int | None:
+        for i, (k, cards) in enumerate(self.melds[seat]):
+            if k in kinds and cards[0] == card and len(set(cards)) == 1:
+                return i
+        return None
+
+    def split(self, seat: int, card: int | None, win_from: str | None) -> sc.Split | None:
+        return sc.best_split(self.hands[seat], self.melds[seat], card, win_from, self.rules["hu_triple"])
+
+    def can_win(self, seat: int, card: int | None, win_from: str | None) -> bool:
+        s = self.split(seat, card, win_from)
+        return s is not None and s.points >= sc.MIN_HU
+
+    def sanlong_wukan(self, seat: int) -> int:
+        """胡 of a 三笼五坎 hand (three dealt fours, or five dealt 坎), 0 when it is not one."""
+        h = self.hands[seat]
+        longs = [k for k in range(20) if h[k] == 4]
+        kans = [k for k in range(20) if h[k] == 3]
+        n_kan = len(kans) + (len(longs) if self.rules["sanlong_wukan_long_as_kan"] else 0)
+        if len(longs) >= 3 or n_kan >= 5:
+            return sum(sc.group_points("long", k) for k in longs) + sum(sc.group_points("kan", k) for k in kans)
+        return 0
+
+    # -- options ---------------------------------------------------------------------------
+    def start_options(self) -> list[Option]:
+        """天胡 (dealer) and 三笼五坎 (anyone) before the dealer's first discard; the dealer first
+        (001 §玩法规则 备注: 起手胡牌庄优先)."""
+        out = []
+        for pos in range(self.n):
+            seat = (self.dealer + pos) % self.n
+            tian = seat == self.dealer and self.can_win(seat, None, None)
+            if tian or self.sanlong_wukan(seat):
+                out.append(Option(seat, "hu", (R_HU, pos), False, [Event(seat=seat, act="hu")], "guilin.qi_shou_hu"))
+        return out
+
+    def window_options(self, card: int, src: int, kind: str) -> list[Option]:
+        """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``."""
+        out: list[Option] = []
+        c = card
+        code = ZIPAI.codes[c]
+        flip = kind == "flip"
+        if flip:  # the drawer's own 扫 / 过扫 / 扫穿 / 开舵 (001 §扫, §过扫, §扫穿, §开舵)
+            d = src
+            h = self.hands[d]
+            if self.meld_of(d, c, SAO_KINDS) is not None:
+                return [Option(d, "sao_chuan", (R_SAO, 0), True, [Event(seat=d, act="sao_chuan", card=code)], "guilin.sao_chuan")]
+            if h[c] == 3:
+                return [Option(d, "sao_chuan", (R_SAO, 0), True,
+                               [Event(seat=d, act="sao_chuan", card=code, cards=[code] * 3)], "guilin.sao_chuan")]
+            if h[c] == 2:
+                act = "guo_sao" if c in self.peng_passed[d] else "sao"
+                return [Option(d, act, (R_SAO, 0), True, [Event(seat=d, act=act, card=code, cards=[code] * 2)], f"guilin.{act}")]
+        order = [(src + i) % self.n for i in range(0 if flip else 1, self.n)]
+        dian_pao_ok = flip or not self.rules["dian_pao_bu_zhun_hu"]
+        for pos, s in enumerate(order):
+            wf = "self" if s == src else ("flip" if flip else "discard")
+            if dian_pao_ok and self.can_win(s, c, wf):
+                out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "guilin.hu"))
+        for s in order:
+            h = self.hands[s]
+            if s == src:  # own flip: a 碰 on the table opens (碰的开舵, 001 §开舵)
+                if self.meld_of(s, c, ("peng",)) is not None:
+                    out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(seat=s, act="kai_duo", card=code)], "guilin.kai_duo"))
+                continue
+            if h[c] == 3:  # 起手牌开舵: 别人摸出或打出第4张后就要开舵
+                out.append(Option(s, "kai_duo", (R_DUO, 0), True,
+                                  [Event(seat=s, act="kai_duo", card=code, cards=[code] * 3)], "guilin.kai_duo"))
+            elif self.meld_of(s, c, SAO_KINDS) is not None and (flip or self.rules["sao_kai_duo_on_discard"]):
+                out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(seat=s, act="kai_duo", card=code)], "guilin.kai_duo"))
+            elif h[c] == 2 and self._left_after(s, {c: 2}):  # 碰: 别家摸或打出 (001 §碰)
+                out.append(Option(s, "peng", (R_DUO, 0), False,
+                                  [Event(seat=s, act="peng", card=code, cards=[code] * 2)], "guilin.peng"))
+        chi_seats = [src, self.xia(src)] if flip else [self.xia(src)]  # 001 §技巧攻略: 先是自己吃...下家
+        for pos, s in enumerate(chi_seats):
+            if c in self.chou[s]:
+                continue
+            evs = [Event(seat=s, act="chi", card=code, cards=_codes(cards), bi=[_codes(g) for g in bi] or None)
+                   for cards, bi in self.chi_choices(s, c)]
+            if evs:
+                out.append(Option(s, "chi", (R_CHI, pos), False, evs, "guilin.chi"))
+        return out
+
+    def _left_after(self, seat: int, used: dict[int, int]) -> bool:
+        """Whether ``seat`` keeps a discardable card after using ``used`` (a claim must be followed by a discard)."""
+        f = self.free(seat)
+        return sum(f) - sum(used.values()) > 0
+
+    def chi_choices(self, seat: int, c: int) -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
+        """Legal 吃 of ``c``: (own two cards, 比 groups). 下比 (001 §技巧攻略 下张): every copy of
+        ``c`` left in hand that can still form a 吃 shape must be shown in a 比 group."""
+        free = self.free(seat)
+        out = []
+        for shape in SHAPES_WITH[c]:
+            own = list(shape)
+            own.remove(c)
+            rest = free.copy()
+            ok = True
+            for k in own:
+                rest[k] -= 1
+                ok &= rest[k] >= 0
+            if not ok:
+                continue
+            for bi, left in self._bi_sets(rest, c):
+                if left[c] and self.rules["bi_without_group"] == "blocks":
+                    continue
+                if sum(left) == 0:
+                    continue  # no card left to discard
+                out.append((tuple(sorted(own)), bi))
+        return sorted(set(out))
+
+    def _bi_sets(self, rest: list[int], c: int) -> list[tuple[tuple[tuple[int, ...], ...], list[int]]]:
+        """Maximal sets of 比 groups removing copies of ``c`` from ``rest``."""
+        if not rest[c]:
+            return [((), rest)]
+        out = []
+        for shape in SHAPES_WITH[c]:
+            r = rest.copy()
+            ok = True
+            for k in shape:
+                r[k] -= 1
+                ok &= r[k] >= 0
+            if ok:
+                for more, left in self._bi_sets(r, c):
+                    out.append((tuple(sorted((shape, *more))), left))
+        if not out:  # this copy forms no shape: no 比 owed for it
+            return [((), rest)]
+        return out
+
+    # -- events ----------------------------------------------------------------------------
+    def open_window(self, card: int, src: int, kind: str) -> None:
+        self.window = Window(card, src, kind, self.window_options(card, src, kind))
+        self.phase = Phase.WINDOW
+
+    def on_draw(self, ev: Event) -> None:
+        if ev.act != "draw" or ev.seat != self.turn:
+            want = f"seat {self.turn} to draw"
+            raise self.fail("out_of_turn", "guilin.turn", f"expected {want}, got `{ev.act}` by seat {ev.seat}")
+        if ev.tail:
+            raise self.fail("illegal_action", "guilin.wall", "guilin draws only from the front of the wall")
+        c = self.card(ev.card)
+        if c != self.wall[self.front]:
+            raise self.fail("wall_mismatch", "paipu.wall",
+                            f"seat {ev.seat} drew {ZIPAI.codes[c]} but the next card of the wall is {ZIPAI.codes[self.wall[self.front]]}")
+        self.front += 1
+        self.draws += 1
+        self.open_window(c, ev.seat, "flip")
+
+    def on_discard_phase(self, ev: Event) -> None:
+        s = self.turn
+        if ev.seat != s:
+            raise self.fail("out_of_turn", "guilin.turn", f"seat {s} must discard now, not seat {ev.seat} (`{ev.act}`)")
+        if ev.act == "hu":
+            af = self.after_forced
+            if af is None or af[0] != s or (ev.card is not None and self.card(ev.card) != af[1]):
+                raise self.fail("illegal_action", "guilin.hu", f"seat {s} has no card to win on now (it must discard)")
+            if not self.can_win(s, None, None):
+                raise self.fail("not_a_win", "guilin.hu_shape", self._not_win_reason(s, None, None))
+            self.end_win(s, af[1], af[2], after_forced=True)
+            return
+        if ev.act != "discard":
+            raise self.fail("illegal_action", "guilin.discard", f"seat {s} must discard now, not `{ev.act}` (先摸后打, 001 §技巧攻略)")
+        c = self.card(ev.card)
+        h = self.hands[s]
+        if h[c] == 0:
+            raise self.fail("illegal_action", "guilin.discard", f"seat {s} holds no {ZIPAI.codes[c]} to discard")
+        if h[c] >= 3:
+            raise self.fail("illegal_action", "guilin.kan_locked",
+                            f"{ZIPAI.codes[c]} is a dealt 坎 of seat {s}: it cannot be split or discarded (001 §技巧攻略)")
+        h[c] -= 1
+        self.after_forced = None
+        self.discards += 1
+        self.chou[s].add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
+        self.open_window(c, s, "discard")
+
+    def window_closed(self, w: Window) -> None:
+        if w.kind == "start":
+            self.phase, self.turn = Phase.DISCARD, self.dealer
+            return
+        for o in w.options:  # implicit passes
+            if o.act == "chi":
+                self.chou[o.seat].add(w.card)  # 能吃而未吃 → 臭牌
+            if o.act == "peng":
+                self.peng_passed[o.seat].add(w.card)
+        self.river[w.src].append(w.card)
+        if w.kind == "flip":
+            self.chou[w.src].add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
+        self.to_draw(self.xia(w.src))
+
+    def to_draw(self, seat: int) -> None:
+        if self.wall_left == 0:
+            self.end_draw()
+        else:
+            self.phase, self.turn = Phase.DRAW, seat
+
+    def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
+        s, c, act = ev.seat, w.card, ev.act
+        for o in w.options:  # seats that passed explicitly before this claim
+            if o.seat in w.passed and o.act == "chi":
+                self.chou[o.seat].add(c)
+            if o.seat in w.passed and o.act == "peng":
+                self.peng_passed[o.seat].add(c)
+        h = self.hands[s]
+        if w.kind == "start":
+            self.end_win(s, None, None)
+            return
+        win_from = "self" if s == w.src else ("flip" if w.kind == "flip" else "discard")
+        if act == "hu":
+            self.end_win(s, c, win_from)
+            return
+        self.claims[s] += 1
+        if act in ("sao", "guo_sao"):
+            h[c] -= 2
+            self.melds[s].append((act, (c,) * 3))
+        elif act in FOUR:
+            i = self.meld_of(s, c, SAO_KINDS + ("peng",))
+            if ev.cards is None and i is not None:
+                self.melds[s][i] = (act, (c,) * 4)  # upgrade: 扫→扫穿/开舵, 碰→开舵
+            else:
+                h[c] -= 3
+                self.melds[s].append((act, (c,) * 4))
+        elif act == "peng":
+            h[c] -= 2
+            self.melds[s].append(("peng", (c,) * 3))
+        elif act == "chi":
+            own = [ZIPAI.index(x) for x in ev.cards or []]
+            for k in own:
+                h[k] -= 1
+            self.melds[s].append(("chi", tuple(sorted([c, *own]))))
+            for g in ev.bi or []:
+                kinds = [ZIPAI.index(x) for x in g]
+                for k in kinds:
+                    h[k] -= 1
+                self.melds[s].append(("bi", tuple(sorted(kinds))))
+        forced = act in SAO_KINDS + FOUR
+        self.after_forced = (s, c, win_from) if forced and self.can_win(s, None, None) else None
+        if act in FOUR and self.fours(s) >= 2:
+            # 重舵: no discard (001 §技巧攻略); the 下家 draws next (docs/rules/guilin.md)
+            if self.after_forced:
+                self.phase, self.turn = Phase.DISCARD, s  # it may still 胡 first
+                self.chong_duo = True
+            else:
+                self.to_draw(self.xia(s))
+            return
+        self.phase, self.turn = Phase.DISCARD, s
+
+    # -- errors in words ---------------------------------------------------------------------
+    def explain_missing_option(self, ev: Event, w: Window, mine: list[Option]) -> None:
+        if w.kind == "start" or ev.card is None:
+            return
+        c = w.card
+        s = ev.seat
+        if ev.act == "hu":
+            wf = "self" if s == w.src else ("flip" if w.kind == "flip" else "discard")
+            if w.kind == "discard" and s == w.src:
+                raise self.fail("illegal_action", "guilin.hu", f"seat {s} cannot win on its own discard")
+            if not self.can_win(s, c, wf):
+                raise self.fail("not_a_win", "guilin.hu_shape", self._not_win_reason(s, c, wf))
+            if w.kind == "discard" and self.rules["dian_pao_bu_zhun_hu"]:
+                raise self.fail("illegal_action", "guilin.dian_pao_bu_zhun_hu", "点炮不准胡: only flipped cards can be won")
+            if any(o.act in ("sao", "guo_sao", "sao_chuan") for o in w.options):
+                o = next(o for o in w.options if o.act in ("sao", "guo_sao", "sao_chuan"))
+                raise self.fail("missing_forced_action", o.rule, f"seat {o.seat} had to `{o.act}` {self.label(c)} (扫/扫穿 outrank 胡)")
+        if ev.act == "chi":
+            if w.kind == "discard" and s != self.xia(w.src):
+                raise self.fail("out_of_turn", "guilin.chi_position", f"only the 下家 (seat {self.xia(w.src)}) may 吃 a discard (上家可碰不能吃)")
+            if c in self.chou[s]:
+                raise self.fail("illegal_action", "guilin.chou_pai",
+                                f"{self.label(c)} is a 臭牌 for seat {s}: it discarded it or passed a 吃 on it (001 §技巧攻略 臭牌)")
+        forced = [o for o in w.options if o.forced and o.seat not in w.passed]
+        if forced and ev.act != "hu":
+            o = forced[0]
+            if o.key[0] == R_SAO:
+                raise self.fail("missing_forced_action", o.rule, f"seat {o.seat} had to `{o.act}` {self.label(c)}")
+
+    def explain_bad_event(self, ev: Event, w: Window, opts: list[Option]) -> None:
+        if ev.act != "chi":
+            return
+        s = ev.seat
+        own = sorted(ZIPAI.index(x) for x in ev.cards or [])
+        choices = self.chi_choices(s, w.card)
+        if any(tuple(own) == o for o, _ in choices):
+            raise self.fail("illegal_action", "guilin.xia_bi",
+                            f"吃 {self.label(w.card)} without the 比 groups the hand owes (下比; with 比 it would be one of: "
+                            f"{[[_codes(g) for g in bi] for o, bi in choices if tuple(own) == o][:3]}); the 吃 is cancelled (001 §技巧攻略 下张)")
+
+    def _not_win_reason(self, s: int, c: int | None, wf: str | None) -> str:
+        sp = self.split(s, c, wf)
+        if sp is None:
+            return f"seat {s}'s cards do not all form groups" + (f" with {self.label(c)}" if c is not None else "")
+        return f"seat {s}'s best split makes {sp.points} 胡, under the {sc.MIN_HU}-胡 minimum (001 §打10胡胡牌规则)"
+
+    # -- settlement --------------------------------------------------------------------------
+    def end_draw(self) -> None:
+        self.phase = Phase.OVER
+        self.outcome = {"outcome": "draw", "winner": None, "win_card": None, "from": None, "points": None,
+                        "hand_types": [], "xing": None, "units": 0, "breakdown": None, "scores": [0] * self.n}
+        self.win = None
+
+    def end_win(self, s: int, c: int | None, win_from: str | None, after_forced: bool = False) -> None:
+        """Settle a win by ``s`` (001 §玩法规则, §打10胡胡牌规则, §翻上中下醒; docs/rules/guilin.md §settlement)."""
+        self.phase = Phase.OVER
+        w_src = self.window.src if self.window else None
+        hand_types: list[str] = []
+        if win_from is None:  # 天胡 / 三笼五坎 at the start
+            split = self.split(s, None, None)
+            sl = self.sanlong_wukan(s)
+            if split is not None and split.points >= sc.MIN_HU and s == self.dealer and split.points >= sl:
+                hand_types.append("tianhu")
+                groups, points = split.groups, split.points
+            else:
+                hand_types.append("sanlong_wukan")
+                h = self.hands[s]
+                groups = tuple(sc.Group("long" if h[k] == 4 else "kan", (k,) * h[k], sc.group_points("long" if h[k] == 4 else "kan", k))
+                               for k in range(20) if h[k] >= 3)
+                points = sl
+            src = None
+            kind = "deal"
+        else:
+            split = self.split(s, None if after_forced else c, win_from)
+            assert split is not None
+            groups, points = split.groups, split.points
+            src = None if win_from == "self" else self._src_of_win
+            kind = {"self": "zimo", "flip": "flip", "discard": "dianpao"}[win_from]
+            if win_from == "self":
+                hand_types.append("zimo")
+            if win_from == "discard" and self.discards == 1 and self.draws == 0 and s != self.dealer:
+                hand_types.append("dihu")  # 地胡: 胡庄家打出的第一张牌 (004 §胡息 6; 001 lists it)
+        held = [0] * 20
+        for k, n in enumerate(self.hands[s]):
+            held[k] += n
+        for _, cards in self.melds[s]:
+            for k in cards:
+                held[k] += 1
+        if c is not None and not after_forced:
+            held[c] += 1
+        zhong = self.wall[self.front] if self.wall_left > 0 else None  # after 海底 there is none (spec §4)
+        xing = sc.xing_count(zhong, held)
+        tuo = sc.tuo(points, self.rules["tuo_step"])
+        units = tuo
+        bd: dict[str, int] = {"tuo": tuo}
+        special = next((t for t in hand_types if t in ("tianhu", "dihu", "sanlong_wukan")), None)
+        if special:  # 天胡、地胡、三笼五坎 x2舵 (001 §玩法规则)
+            bd[special] = units
+            units *= 2
+        if "zimo" in hand_types:  # 自摸+1舵 (也可以定为翻倍)
+            bonus = 1 if self.rules["zimo_bonus"] == "plus1" else units
+            bd["zimo"] = bonus
+            units += bonus
+        bd["xing"] = xing
+        units += xing
+        share = units * self.stake
+        scores = [0] * self.n
+        if kind == "dianpao":  # 点炮: the discarder pays for both losers (001 §打10胡胡牌规则)
+            scores[src] = -share * (self.n - 1)
+        else:
+            for o in range(self.n):
+                if o != s:
+                    scores[o] = -share
+        scores[s] = share * (self.n - 1)
+        self.win = {"seat": s, "card": c, "kind": kind, "groups": groups, "zhong": zhong}
+        self.outcome = {
+            "outcome": "win", "winner": s, "win_card": ZIPAI.codes[c] if c is not None else None, "from": src,
+            "points": points, "hand_types": hand_types,
+            "xing": {"cards": [ZIPAI.codes[zhong]] if zhong is not None else [], "count": xing},
+            "units": units, "breakdown": bd, "scores": scores,
+        }
+
+    @property
+    def _src_of_win(self) -> int | None:
+        return self._last_src
+
+    def apply(self, ev: Event) -> None:
+        if self.window is not None and self.window.kind != "start":
+            self._last_src = self.window.src
+        super().apply(ev)
+
+    # -- views -------------------------------------------------------------------------------
+    def facts(self) -> dict[str, Any]:
+        """Variant-neutral facts for the warehouse (docs/warehouse.md)."""
+        melds = [{"seat": s, "kind": k, "cards": _codes(cards), "points": sc.meld_points(k, cards), "origin": "table"}
+                 for s in range(self.n) for k, cards in self.melds[s]]
+        xing = None
+        if self.win is not None:
+            ws = self.win["seat"]
+            melds = [m for m in melds if m["seat"] != ws]
+            melds += [{"seat": ws, "kind": g.kind, "cards": g.codes(), "points": g.points, "origin": g.origin}
+                      for g in self.win["groups"]]
+            xing = {"mode": self.rules["xing_mode"], **self.outcome["xing"]}
+        return {
+            "win_kind": self.win["kind"] if self.win else None,
+            "melds": melds,
+            "hands": [ZIPAI.expand(h) for h in self.hands],
+            "discards": [_codes(r) for r in self.river],
+            "wall_left": self.wall_left,
+            "xing": xing,
+        }
+
+    def legal_events(self) -> list[Event]:
+        """Every event that may come next (explicit passes included; the next draw when the
+        window may close)."""
+        if self.phase is Phase.OVER:
+            return []
+        if self.phase is Phase.DRAW:
+            return [Event(seat=self.turn, act="draw", card=ZIPAI.codes[self.wall[self.front]])]
+        if self.phase is Phase.DISCARD:
+            s = self.turn
+            evs = [Event(seat=s, act="discard", card=ZIPAI.codes[k]) for k, n in enumerate(self.free(s)) if n]
+            if self.after_forced and self.after_forced[0] == s:
+                evs.append(Event(seat=s, act="hu", card=ZIPAI.codes[self.after_forced[1]]))
+            return evs
+        w = self.window
+        assert w is not None
+        evs = [e for o in w.options if o.seat not in w.passed for e in o.events]
+        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in w.options if o.seat not in w.passed})
+                if not any(o.forced for o in w.of(s))]
+        return evs
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table now, for the audit view: per seat hand, melds and discards, and the options."""
+        opts: dict[int, list[str]] = {s: [] for s in range(self.n)}
+        for e in self.legal_events():
+            txt = e.act + (f" {e.card}" if e.card else "") + (f" with {'+'.join(e.cards)}" if e.cards else "")
+            if e.bi:
+                txt += " 比 " + " ".join("".join(g) for g in e.bi)
+            opts[e.seat].append(txt)
+        if self.window is not None and self.window.forced_open():
+            for o in self.window.forced_open():
+                opts[o.seat] = [t + " (forced)" if t.startswith(o.act) else t for t in opts[o.seat]]
+        return {
+            "phase": self.phase.value,
+            "turn": self.turn,
+            "wall_left": self.wall_left,
+            "seats": [{"seat": s, "player": self.record.seats[s], "hand": ZIPAI.expand(self.hands[s]),
+                       "melds": [{"kind": k, "cards": _codes(c), "points": sc.meld_points(k, c)} for k, c in self.melds[s]],
+                       "discards": _codes(self.river[s]), "options": opts[s]} for s in range(self.n)],
+        }
