@@ -47,6 +47,7 @@ class GuilinState(GameState):
         self.after_forced: tuple[int, int, str] | None = None  # (seat, card, win_from) may 胡 now
         self.win: dict[str, Any] | None = None
         self.claims: list[int] = [0] * n
+        self.skip_discard: str | None = None  # "chong_duo" / "no_card": this seat's claim is not followed by a discard
         self.window = Window(-1, self.dealer, "start", self.start_options())
         self.phase = Phase.START
 
@@ -208,6 +209,14 @@ class GuilinState(GameState):
 
     def on_discard_phase(self, ev: Event) -> None:
         s = self.turn
+        if self.skip_discard and ev.act == "draw":  # 重舵 / nothing to discard: the 下家 draws
+            self.skip_discard = None
+            self.after_forced = None
+            self.to_draw(self.xia(s))
+            if self.phase is Phase.OVER:
+                raise self.fail("trailing_actions", "paipu.end", "the wall is empty and the hand is drawn (荒庄)")
+            self.on_draw(ev)
+            return
         if ev.seat != s:
             raise self.fail("out_of_turn", "guilin.turn", f"seat {s} must discard now, not seat {ev.seat} (`{ev.act}`)")
         if ev.act == "hu":
@@ -218,6 +227,10 @@ class GuilinState(GameState):
                 raise self.fail("not_a_win", "guilin.hu_shape", self._not_win_reason(s, None, None))
             self.end_win(s, af[1], af[2], after_forced=True)
             return
+        if self.skip_discard and ev.act != "hu":
+            raise self.fail("illegal_action", "guilin.chong_duo",
+                            f"seat {s} does not discard now ({'重舵: 重舵的情况，摸牌后不打牌' if self.skip_discard == 'chong_duo' else 'it has no card it may discard'}); "
+                            f"seat {self.xia(s)} draws next")
         if ev.act != "discard":
             raise self.fail("illegal_action", "guilin.discard", f"seat {s} must discard now, not `{ev.act}` (先摸后打, 001 §技巧攻略)")
         c = self.card(ev.card)
@@ -255,6 +268,7 @@ class GuilinState(GameState):
 
     def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
         s, c, act = ev.seat, w.card, ev.act
+        self.skip_discard = None
         for o in w.options:  # seats that passed explicitly before this claim
             if o.seat in w.passed and o.act == "chi":
                 self.chou[o.seat].add(c)
@@ -294,11 +308,13 @@ class GuilinState(GameState):
                 self.melds[s].append(("bi", tuple(sorted(kinds))))
         forced = act in SAO_KINDS + FOUR
         self.after_forced = (s, c, win_from) if forced and self.can_win(s, None, None) else None
-        if act in FOUR and self.fours(s) >= 2:
-            # 重舵: no discard (001 §技巧攻略); the 下家 draws next (docs/rules/guilin.md)
+        chong_duo = act in FOUR and self.fours(s) >= 2
+        if chong_duo or not any(self.free(s)):
+            # 重舵: no discard (001 §技巧攻略); a seat left with nothing to discard likewise.
+            # The 下家 draws next (docs/rules/guilin.md §重舵); the seat may still 胡 first.
             if self.after_forced:
-                self.phase, self.turn = Phase.DISCARD, s  # it may still 胡 first
-                self.chong_duo = True
+                self.skip_discard = "chong_duo" if chong_duo else "no_card"
+                self.phase, self.turn = Phase.DISCARD, s
             else:
                 self.to_draw(self.xia(s))
             return
@@ -435,6 +451,11 @@ class GuilinState(GameState):
             self._last_src = self.window.src
         super().apply(ev)
 
+    def finish(self, n_actions: int) -> None:
+        if self.phase is Phase.DISCARD and self.skip_discard and self.wall_left == 0:
+            self.end_draw()  # the seat that owes no discard declined its 胡 on the last card
+        super().finish(n_actions)
+
     # -- views -------------------------------------------------------------------------------
     def facts(self) -> dict[str, Any]:
         """Variant-neutral facts for the warehouse (docs/warehouse.md)."""
@@ -468,6 +489,10 @@ class GuilinState(GameState):
             evs = [Event(seat=s, act="discard", card=ZIPAI.codes[k]) for k, n in enumerate(self.free(s)) if n]
             if self.after_forced and self.after_forced[0] == s:
                 evs.append(Event(seat=s, act="hu", card=ZIPAI.codes[self.after_forced[1]]))
+            if self.skip_discard:
+                evs = [e for e in evs if e.act == "hu"]
+                if self.wall_left:
+                    evs.append(Event(seat=self.xia(s), act="draw", card=ZIPAI.codes[self.wall[self.front]]))
             return evs
         w = self.window
         assert w is not None

@@ -1,0 +1,253 @@
+"""One game's audit, shared by the dashboard's audit page and ``paipu audit``: the verdict, the
+state at every step, and the claimed result against the computed one.
+
+The steps come from the engine (``replay.audit.audit_trail``). While that module is missing or
+fails on a record, :func:`naive_trail` stands in: it moves cards as the log says, without
+checking a rule and without legal options, and takes the verdict from the warehouse row.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import polars as pl
+
+from dashboards import labels
+from dashboards.data import computed_from_row
+from replay.cards import Deck
+
+# Acts that lay a meld from the acting seat's hand plus ``card`` (spec §4).
+_MELD_ACTS = {"chi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo", "wai", "liu", "piao", "jian",
+              "zhao", "guan_sheng", "hua", "dui", "zha", "kai_fan", "kai_mao", "mao"}
+
+
+def engine_audit() -> Callable[[bytes], dict[str, Any]] | None:
+    """``replay.audit.audit_trail`` when the engine provides it, else None."""
+    try:
+        from replay.audit import audit_trail
+    except Exception:  # ImportError, or the engine half-written: the page must still render
+        return None
+    return audit_trail
+
+
+def verdict_from_row(row: dict[str, Any], seats: pl.DataFrame | None = None) -> dict[str, Any]:
+    """A spec §6 verdict rebuilt from a ``games`` row (only its first error is stored)."""
+    errors = []
+    if row.get("error_code"):
+        errors.append({"step": row.get("error_step"), "code": row["error_code"],
+                       "rule": row.get("error_rule"), "message": row.get("error_message")})
+    return {"game_id": row.get("game_id"), "valid": bool(row.get("valid")), "errors": errors,
+            "computed": computed_from_row(row, seats), "ruleset_id": row.get("ruleset_id"),
+            "engine_version": row.get("engine_version"), "record_sha256": row.get("record_sha256")}
+
+
+def _canon(code: Any, deck: Deck) -> Any:
+    try:
+        return deck.canonical(code)
+    except Exception:
+        return code
+
+
+def naive_trail(record: dict[str, Any], verdict: dict[str, Any]) -> dict[str, Any]:
+    """Steps in the shape of ``audit_trail`` by moving cards as logged (no rule checks, no options).
+
+    Stops at the verdict's first event error (spec §6: the state after it is unknown), and after
+    the deal when the error is record-level (replay never started).
+    """
+    deck = labels.deck_for(record.get("variant"))
+    flips = deck.family == "zipai"  # 字牌: a draw is a public flip; 花牌: it goes into the hand
+    names = [str(p) for p in record.get("seats") or []]
+    deal = record.get("deal") or {}
+    hands = [[_canon(c, deck) for c in h] for h in deal.get("hands") or []]
+    n = max(len(names), len(hands))
+    names += [""] * (n - len(names))
+    hands += [[] for _ in range(n - len(hands))]
+    wall = [_canon(c, deck) for c in deal.get("wall") or []]
+    melds: list[list[dict[str, Any]]] = [[] for _ in range(n)]
+    discards: list[list[str]] = [[] for _ in range(n)]
+    pending: tuple[int, str, str] | None = None  # (seat, card, "flip"|"discard") still claimable
+
+    errs = [e for e in verdict.get("errors") or [] if e]
+    first = errs[0] if errs else None
+    stop = None if first is None else first.get("step")
+
+    def take(hand: list[str], card: str) -> None:
+        if card in hand:
+            hand.remove(card)
+
+    def settle() -> None:
+        nonlocal pending
+        if pending and pending[2] == "flip" and 0 <= pending[0] < n:
+            discards[pending[0]].append(pending[1])  # an unclaimed flip counts as the drawer's discard
+        pending = None
+
+    def claim(card: str, seat: int) -> None:
+        """The claimed card leaves the table (pending flip/discard) or else the seat's own hand."""
+        nonlocal pending
+        if pending and pending[1] == card:
+            if pending[2] == "discard" and card in discards[pending[0]]:
+                idx = len(discards[pending[0]]) - 1 - discards[pending[0]][::-1].index(card)
+                discards[pending[0]].pop(idx)
+            pending = None
+        elif 0 <= seat < n:
+            take(hands[seat], card)
+
+    def snap(step: int, ev: dict[str, Any] | None, error: dict[str, Any] | None) -> dict[str, Any]:
+        return {"step": step, "event": ev, "wall_left": len(wall), "error": error,
+                "seats": [{"seat": i, "player": names[i], "hand": list(hands[i]),
+                           "melds": [dict(m, cards=list(m["cards"])) for m in melds[i]],
+                           "discards": list(discards[i]), "options": []} for i in range(n)]}
+
+    steps = [snap(-1, None, first if (first and stop is None and not verdict.get("valid")) else None)]
+    if first is not None and stop is None and first.get("code") != "result_mismatch":
+        return {"verdict": verdict, "steps": steps}
+    for i, ev in enumerate(record.get("actions") or []):
+        if stop is not None and i > stop:
+            break
+        ev = ev if isinstance(ev, dict) else {}
+        s = ev.get("seat") if isinstance(ev.get("seat"), int) else -1
+        act = ev.get("act")
+        card = _canon(ev.get("card"), deck) if ev.get("card") is not None else None
+        own = [_canon(c, deck) for c in ev.get("cards") or []]
+        if act == "draw":
+            settle()
+            if wall:
+                if ev.get("tail"):
+                    wall.pop()
+                elif card in wall and wall[0] != card:
+                    wall.remove(card)  # a wall_mismatch: show the logged card gone
+                else:
+                    wall.pop(0)
+            if card is not None and 0 <= s < n:
+                if not flips or ev.get("to_hand"):
+                    hands[s].append(card)
+                else:
+                    pending = (s, card, "flip")
+        elif act == "discard" and card is not None and 0 <= s < n:
+            settle()
+            take(hands[s], card)
+            discards[s].append(card)
+            pending = (s, card, "discard")
+        elif act in _MELD_ACTS and card is not None and 0 <= s < n:
+            if ev.get("cards") is None:  # upgrade of a meld on the table (扫→扫穿, 碰→开舵, …)
+                claim(card, s)
+                for m in melds[s]:
+                    if card in m["cards"]:
+                        m["cards"].append(card)
+                        m["kind"] = act
+                        break
+                else:
+                    melds[s].append({"kind": act, "cards": [card], "points": None})
+            else:
+                for c in own:
+                    take(hands[s], c)
+                claim(card, s)
+                melds[s].append({"kind": act, "cards": own + [card], "points": None})
+                for group in ev.get("bi") or []:
+                    g = [_canon(c, deck) for c in group]
+                    for c in g:
+                        take(hands[s], c)
+                    melds[s].append({"kind": "bi", "cards": g, "points": None})
+        elif act == "hu" and card is not None:
+            if pending and pending[1] == card:
+                pending = None
+        steps.append(snap(i, ev, first if stop == i else None))
+    return {"verdict": verdict, "steps": steps}
+
+
+def _same(field: str, claimed: Any, computed: Any) -> bool:
+    if field == "hand_types":
+        return set(claimed or []) == set(computed or [])
+    if field == "xing" and isinstance(claimed, dict) and isinstance(computed, dict):
+        if claimed.get("count") != computed.get("count"):
+            return False
+        # the warehouse keeps only the count; compare cards only when both sides have them
+        return "cards" not in computed or list(claimed.get("cards") or []) == list(computed.get("cards") or [])
+    return claimed == computed
+
+
+def result_diff(claimed: dict[str, Any] | None, computed: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Claimed vs computed, field by field (spec §5 order): ``field``, ``claimed``, ``computed``,
+    ``same`` (None where there is nothing to compare: not claimed, or not computed)."""
+    claimed = claimed if isinstance(claimed, dict) else {}
+    computed = computed if isinstance(computed, dict) else {}
+    keys = [k for k in labels.RESULT_FIELDS if k in claimed or k in computed]
+    keys += sorted(k for k in {*claimed, *computed} if k not in labels.RESULT_FIELDS)
+    rows = []
+    for k in keys:
+        both = k in claimed and k in computed
+        rows.append({"field": k, "claimed": claimed.get(k), "computed": computed.get(k),
+                     "claimed_present": k in claimed, "computed_present": k in computed,
+                     "same": _same(k, claimed[k], computed[k]) if both else None})
+    return rows
+
+
+def fmt_value(field: str, value: Any, deck: Deck, present: bool = True) -> str:
+    """A result value in words: cards as labels, seats as 座位 N, hand types in Chinese."""
+    if not present:
+        return "—"
+    if value is None:
+        return "无 none"
+    if field == "win_card":
+        return labels.card_text(value, deck)
+    if field in ("winner", "from", "bao") and isinstance(value, int):
+        return f"座位 seat {value}"
+    if field == "outcome":
+        return labels.OUTCOMES.get(value, str(value))
+    if field == "hand_types" and isinstance(value, list):
+        return "、".join(labels.zh(labels.HAND_TYPES, t) for t in value) or "无 none"
+    if field == "xing" and isinstance(value, dict):
+        parts = []
+        if "cards" in value:
+            parts.append(labels.cards_text(value.get("cards"), deck) or "—")
+        parts.append(f"{value.get('count')} 个")
+        return " · ".join(parts)
+    if field == "scores" and isinstance(value, list):
+        return ", ".join(f"{v:+d}" if isinstance(v, int) else str(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items())
+    return str(value)
+
+
+def build(row: dict[str, Any], seats: pl.DataFrame | None = None) -> dict[str, Any]:
+    """The whole audit of a ``games`` row.
+
+    :returns: ``{"verdict", "steps", "engine": bool, "note": str | None, "record": dict | None,
+        "claimed", "computed", "diff"}``; ``engine`` False means :func:`naive_trail` was used.
+    """
+    raw = row.get("record_json") or ""
+    try:
+        record = json.loads(raw)
+        record = record if isinstance(record, dict) else None
+    except ValueError:
+        record = None
+    fallback_verdict = verdict_from_row(row, seats)
+    trail, engine, note = None, False, None
+    fn = engine_audit()
+    if fn is not None:
+        try:
+            trail = fn(raw.encode("utf-8", "surrogatepass"))
+            engine = True
+        except Exception as e:  # show what the engine said and carry on with the simple view
+            note = f"引擎审计失败 engine audit failed: {type(e).__name__}: {e}"
+    else:
+        note = "引擎审计模块未就绪 replay.audit not available: 简易回放 simple card tracking, no rule checks or options"
+    if trail is None:
+        trail = naive_trail(record or {}, fallback_verdict)
+    verdict = trail.get("verdict") or fallback_verdict
+    computed = verdict.get("computed") if engine else fallback_verdict["computed"]
+    if computed is None:
+        computed = fallback_verdict["computed"]
+    claimed = (record or {}).get("result")
+    return {"verdict": verdict, "steps": trail.get("steps") or [], "engine": engine, "note": note,
+            "record": record, "claimed": claimed, "computed": computed,
+            "diff": result_diff(claimed, computed)}
+
+
+def first_error_step(audit: dict[str, Any]) -> int | None:
+    """Index into ``audit["steps"]`` of the first step carrying an error, or None."""
+    for i, st in enumerate(audit["steps"]):
+        if st.get("error"):
+            return i
+    return None

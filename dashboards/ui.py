@@ -1,0 +1,189 @@
+"""Streamlit glue shared by the pages: where the warehouse is, the one cached DuckDB connection,
+cached query results, the sidebar filters, charts and card tiles.
+
+Caching (stack.md): one hardened root connection per warehouse layout via ``st.cache_resource``
+(shared by every session; each query takes its own cursor in ``dashboards.data``), and small
+aggregated frames via ``st.cache_data`` with a TTL so a new ingest shows up within a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import duckdb
+import polars as pl
+import streamlit as st
+
+from dashboards import audit as audit_mod
+from dashboards import data, labels
+
+TTL = 60  # seconds a query result may be stale after an ingest
+
+
+def warehouse_arg(argv: list[str] | None = None) -> str | None:
+    """The warehouse directory: ``--warehouse DIR`` after ``streamlit run app.py --``, else the
+    ``PAIPU_WAREHOUSE`` environment variable, else None."""
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    parser.add_argument("--warehouse")
+    try:
+        ns, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    except (argparse.ArgumentError, SystemExit):
+        ns = argparse.Namespace(warehouse=None)
+    return ns.warehouse or os.environ.get("PAIPU_WAREHOUSE") or None
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _root(warehouse: str, lay: tuple[bool, ...]) -> duckdb.DuckDBPyConnection:
+    # keyed on the layout too: views over tables that had no files yet are empty stand-ins
+    return data.connect(warehouse)
+
+
+class Ctx:
+    """The warehouse this session looks at: ``path`` (absolute str), ``layout`` (tables with
+    files), and ``problem`` (a message when there is nothing to query)."""
+
+    def __init__(self) -> None:
+        arg = warehouse_arg()
+        self.path: str = ""
+        self.layout: tuple[bool, ...] = tuple(False for _ in data.SCHEMAS)
+        self.problem: str | None = None
+        if not arg:
+            self.problem = ("未设置数据仓库 No warehouse given: start with `paipu dashboard --warehouse DIR` "
+                            "or set `PAIPU_WAREHOUSE`.")
+            return
+        p = Path(arg).expanduser().resolve()
+        self.path = str(p)
+        if not p.is_dir():
+            self.problem = f"数据仓库不存在 The warehouse folder does not exist: `{p}`"
+            return
+        self.layout = data.layout(p)
+
+    @property
+    def has_games(self) -> bool:
+        """True when the ``games`` table has files."""
+        return self.layout[list(data.SCHEMAS).index("games")]
+
+    @property
+    def empty(self) -> bool:
+        """True when no table has a file."""
+        return not any(self.layout)
+
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The shared root connection (callers' queries take cursors from it)."""
+        return _root(self.path, self.layout)
+
+
+def ctx() -> Ctx:
+    """The current session's :class:`Ctx` (recomputed each run: the layout check is a few stats)."""
+    return Ctx()
+
+
+def require_warehouse(c: Ctx) -> None:
+    """Stop the page with a friendly message when there is no warehouse or it is empty."""
+    if c.problem:
+        st.info(c.problem)
+        st.stop()
+    if c.empty:
+        st.info("数据仓库是空的 The warehouse is empty — nothing ingested yet. Run "
+                "`paipu ingest LOGS... --warehouse DIR`, then reload.")
+        st.caption(f"warehouse: `{c.path}`")
+        st.stop()
+
+
+# --- cached queries (arguments are the cache key; the connection comes from _root) ----------
+
+@st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)
+def choices(wh: str, lay: tuple[bool, ...]) -> dict[str, list[str]]:
+    """Filter choices (see :func:`dashboards.data.filter_choices`)."""
+    return data.filter_choices(_root(wh, lay))
+
+
+@st.cache_data(ttl=TTL, max_entries=128, show_spinner=False)
+def query(wh: str, lay: tuple[bool, ...], name: str, f: data.Filters, *args: Any) -> Any:
+    """Result of ``dashboards.data.<name>(con, f, *args)`` for the overview and hand-type pages."""
+    allowed = {"summary", "rejects_by_code", "errors_by_code", "win_rate_by_seat", "win_rate_by_role",
+               "win_kinds", "hand_type_counts", "value_counts", "invalid_games"}
+    if name not in allowed:
+        raise ValueError(name)
+    return getattr(data, name)(_root(wh, lay), f, *args)
+
+
+@st.cache_data(ttl=TTL, max_entries=32, show_spinner=False)
+def game_audit(wh: str, lay: tuple[bool, ...], game_id: str) -> dict[str, Any] | None:
+    """``{"row", "seats", "audit"}`` of one game, or ``{"rejects": frame}`` / None when not a game."""
+    con = _root(wh, lay)
+    row = data.find_game(con, game_id)
+    if row is None:
+        rej = data.find_rejects(con, game_id)
+        return {"rejects": rej} if rej.height else None
+    seats = data.game_seats(con, game_id, row["variant"])
+    return {"row": row, "seats": seats, "audit": audit_mod.build(row, seats)}
+
+
+# --- sidebar --------------------------------------------------------------------------------
+
+def sidebar(c: Ctx) -> None:
+    """Filters shared by every page (rendered from the entry script so they persist across pages)."""
+    with st.sidebar:
+        if c.problem or not c.has_games:
+            return
+        ch = choices(c.path, c.layout)
+        st.multiselect("玩法 variant", ch["variants"], key="f_variants",
+                       format_func=lambda v: labels.zh(labels.VARIANTS, v), placeholder="全部 all")
+        st.multiselect("规则集 ruleset", ch["rulesets"], key="f_rulesets", placeholder="全部 all")
+        st.toggle("只计有效对局 valid games only", value=True, key="f_valid",
+                  help="胡率、牌型等统计只用裁定有效的对局 — statistics use valid games only")
+        st.caption(f"warehouse: `{c.path}`")
+
+
+def filters() -> data.Filters:
+    """The sidebar's current filters."""
+    ss = st.session_state
+    return data.Filters(tuple(ss.get("f_variants") or ()), tuple(ss.get("f_rulesets") or ()),
+                        bool(ss.get("f_valid", True)))
+
+
+# --- rendering helpers ----------------------------------------------------------------------
+
+def lit(s: Any) -> str:
+    """Untrusted text for Markdown: inline code, so it is shown literally (no links, no styling)."""
+    return "`" + str(s).replace("`", "ˋ").replace("\n", " ") + "`"
+
+
+def cards(codes: Any, deck: Any, empty: str = "—") -> None:
+    """Cards as tiles (escaped HTML: codes come from logs)."""
+    st.markdown(labels.cards_html(codes, deck, empty), unsafe_allow_html=True)
+
+
+def hbar(df: pl.DataFrame, cat: str, val: str, *, cat_title: str, val_title: str,
+         fmt: str = "d", text: str | None = None) -> alt.Chart:
+    """Horizontal bars (categories on the y axis read well at phone width), value printed at the end."""
+    y = alt.Y(f"{cat}:N", title=cat_title, sort=None, axis=alt.Axis(labelAngle=0, labelLimit=220))
+    x = alt.X(f"{val}:Q", title=val_title, axis=alt.Axis(labelAngle=0, format=fmt))
+    base = alt.Chart(df).encode(y=y, x=x, tooltip=[alt.Tooltip(f"{cat}:N", title=cat_title),
+                                                   alt.Tooltip(f"{val}:Q", title=val_title, format=fmt)])
+    bars = base.mark_bar(color="#b23a2e")
+    label = base.mark_text(align="left", dx=3).encode(text=alt.Text(f"{text or val}:{'N' if text else 'Q'}",
+                                                                    format=None if text else fmt))
+    return (bars + label).properties(height=max(80, 34 * df.height))
+
+
+def vbar(df: pl.DataFrame, x: str, y: str, *, x_title: str, y_title: str, binned: int | None = None) -> alt.Chart:
+    """Vertical bars of a distribution (``binned``: bin width for a wide numeric range)."""
+    if binned:
+        xenc = alt.X(f"{x}:Q", bin=alt.Bin(step=binned), title=x_title, axis=alt.Axis(labelAngle=0))
+        yenc = alt.Y(f"sum({y}):Q", title=y_title, axis=alt.Axis(labelAngle=0))
+    else:
+        xenc = alt.X(f"{x}:O", title=x_title, axis=alt.Axis(labelAngle=0))
+        yenc = alt.Y(f"{y}:Q", title=y_title, axis=alt.Axis(labelAngle=0))
+    return alt.Chart(df).mark_bar(color="#2e5e8c").encode(x=xenc, y=yenc, tooltip=[x, y]).properties(height=220)
+
+
+def chart(c: alt.Chart) -> None:
+    """Show an altair chart at the container's width."""
+    st.altair_chart(c, width="stretch")

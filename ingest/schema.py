@@ -1,0 +1,68 @@
+"""Arrow schemas of the warehouse tables (docs/warehouse.md).
+
+One place for the column names and types, shared by the writer (``ingest.rows``) and the
+readers (``analytics.views`` builds typed empty views from it). The partition column
+``variant`` is not stored in the files: it comes from the hive path ``variant=<id>/``.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+PARTITION = "variant"
+"""Hive partition key of every table."""
+
+UNKNOWN_VARIANT = "_unknown"
+"""Partition of rejects whose line names no paipu/1 variant id (unreadable, or not an id)."""
+
+_S = pa.string()
+_I = pa.int64()
+_B = pa.bool_()
+_TS = pa.timestamp("us", tz="UTC")
+_LS = pa.list_(pa.string())
+
+TABLES: dict[str, pa.Schema] = {
+    "games": pa.schema([
+        ("game_id", _S), ("ruleset_id", _S), ("rules_json", _S), ("engine_version", _S),
+        ("record_sha256", _S), ("source_file", _S), ("source_line", _I), ("started_at", _TS),
+        ("table_id", _S), ("round", _I), ("stake", _I), ("n_seats", _I), ("dealer", _I),
+        ("valid", _B), ("error_code", _S), ("error_rule", _S), ("error_message", _S),
+        ("error_step", _I), ("n_errors", _I), ("n_actions", _I), ("outcome", _S), ("winner", _I),
+        ("win_card", _S), ("win_from", _I), ("win_kind", _S), ("points", _I), ("units", _I),
+        ("tuo", _I), ("hand_types", _LS), ("xing_count", _I), ("breakdown_json", _S),
+        ("claimed", _B), ("claim_matches", _B), ("wall_left", _I), ("record_json", _S),
+        ("ingested_at", _TS),
+    ]),
+    "seats": pa.schema([
+        ("game_id", _S), ("ruleset_id", _S), ("seat", _I), ("player_id", _S), ("is_dealer", _B),
+        ("is_winner", _B), ("score", _I), ("dianpao", _B), ("n_melds", _I), ("win_kind", _S),
+        ("valid", _B),
+    ]),
+    "actions": pa.schema([
+        ("game_id", _S), ("step", _I), ("seat", _I), ("act", _S), ("card", _S), ("cards", _LS),
+        ("from_seat", _I), ("tail", _B), ("to_hand", _B), ("t_ms", _I),
+    ]),
+    "melds": pa.schema([
+        ("game_id", _S), ("seat", _I), ("kind", _S), ("cards", _LS), ("points", _I), ("origin", _S),
+    ]),
+    "xing": pa.schema([
+        ("game_id", _S), ("ruleset_id", _S), ("winner", _I), ("mode", _S), ("cards", _LS),
+        ("count", _I),
+    ]),
+    "rejects": pa.schema([
+        ("source_file", _S), ("source_line", _I), ("game_id", _S), ("code", _S), ("step", _I),
+        ("rule", _S), ("message", _S), ("raw_sha256", _S), ("raw", _S), ("raw_bytes", _I),
+        ("claimed_variant", _S), ("ingested_at", _TS),
+    ]),
+}
+
+_DUCK = {pa.string(): "VARCHAR", pa.int64(): "BIGINT", pa.bool_(): "BOOLEAN",
+         _TS: "TIMESTAMPTZ", _LS: "VARCHAR[]"}
+
+
+def duckdb_type(t: pa.DataType) -> str:
+    """DuckDB type name of an Arrow type used in :data:`TABLES`.
+
+    :raises KeyError: a type the tables do not use.
+    """
+    return _DUCK[t]

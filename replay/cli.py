@@ -1,0 +1,147 @@
+"""Commands of the replay stage: ``paipu validate``, ``paipu score``, ``paipu simulate``.
+
+Registered on the ``paipu`` app by ``paipu/cli.py``. Exit status of ``validate``: 0 all
+valid, 1 any invalid, 2 usage error (spec §6; typer's own usage errors are 2 as well).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Iterator, Optional
+
+import msgspec
+import typer
+
+from replay import variants
+from replay.options import parse_overrides
+from replay.replayer import replay_line
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, raw line) of a ``.jsonl``, ``.jsonl.gz`` or ``.jsonl.zst`` file,
+    blank lines skipped (spec §1)."""
+    name = path.name
+    if name.endswith(".gz"):
+        import gzip
+        fh = gzip.open(path, "rb")
+    elif name.endswith(".zst"):
+        import zstandard
+        fh = zstandard.open(path, "rb")
+    else:
+        fh = open(path, "rb")
+    with fh:
+        for i, line in enumerate(fh, 1):
+            line = line.rstrip(b"\r\n")
+            if line.strip():
+                yield i, line
+
+
+def validate_cmd(
+    files: list[Path] = typer.Argument(..., help="paipu/1 JSON Lines files (.jsonl, .jsonl.gz, .jsonl.zst)"),
+    as_json: bool = typer.Option(False, "--json", help="one spec §6 verdict JSON object per line"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="print only invalid games and the totals"),
+) -> None:
+    """Replay every game and print one verdict per game. Exit 0 all valid, 1 any invalid, 2 usage error."""
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        typer.echo(f"paipu validate: no such file: {', '.join(missing)}", err=True)
+        raise typer.Exit(2)
+    n = bad = 0
+    out = sys.stdout
+    for f in files:
+        for line_no, raw in iter_lines(f):
+            v = replay_line(raw).verdict
+            n += 1
+            bad += not v.valid
+            if as_json:
+                out.write(msgspec.json.encode(v).decode() + "\n")
+            elif not v.valid or not quiet:
+                if v.valid:
+                    c = v.computed or {}
+                    what = f"win seat {c.get('winner')} {c.get('points')} 胡 units {c.get('units')}" if c.get("outcome") == "win" else "荒庄 draw"
+                    out.write(f"{f}:{line_no} {v.game_id} valid ({what})\n")
+                else:
+                    e = v.errors[0]
+                    more = f" (+{len(v.errors) - 1} more)" if len(v.errors) > 1 else ""
+                    out.write(f"{f}:{line_no} {v.game_id} INVALID step {e.step} {e.code} [{e.rule}] {e.message}{more}\n")
+    if not as_json:
+        out.write(f"{n} games: {n - bad} valid, {bad} invalid\n")
+    raise typer.Exit(1 if bad else 0)
+
+
+def score_cmd(
+    case: Path = typer.Argument(..., help="a score case (.json) or a list of them (.jsonl), spec §8"),
+) -> None:
+    """Judge finished hands without a game (spec §8); one JSON object per case. Exit 1 if any case is malformed."""
+    from replay.score import score_case
+
+    if not case.is_file():
+        typer.echo(f"paipu score: no such file: {case}", err=True)
+        raise typer.Exit(2)
+    text = case.read_bytes()
+    lines = [text] if case.suffix == ".json" else [ln for ln in text.splitlines() if ln.strip()]
+    bad = 0
+    for raw in lines:
+        res = score_case(raw)
+        bad += "error" in res
+        sys.stdout.write(json.dumps(res, ensure_ascii=False) + "\n")
+    raise typer.Exit(1 if bad else 0)
+
+
+def _sim_chunk(args: tuple) -> list[bytes]:
+    from replay.simulator import simulate
+
+    variant, games, seed, bots, rules, start = args
+    return [msgspec.json.encode(r) for r in simulate(variant, games, seed, bots, rules, start=start)]
+
+
+def simulate_cmd(
+    variant: str = typer.Option(..., "--variant", help="variant id (spec §7)"),
+    out: Path = typer.Option(..., "--out", help="output .jsonl"),
+    games: int = typer.Option(100, "--games", min=1),
+    seed: int = typer.Option(1, "--seed"),
+    bots: str = typer.Option("heuristic", "--bots", help="heuristic or random"),
+    rules: str = typer.Option("", "--rules", help="rule options OPT=VAL[,OPT=VAL…]"),
+    deals: Optional[Path] = typer.Option(None, "--deals", help="play out recorded deals (JSON Lines) instead of shuffling"),
+    workers: int = typer.Option(0, "--workers", help="processes (0 = all cores)"),
+) -> None:
+    """Self-play games with bots and write them as paipu/1 records (deterministic for a seed)."""
+    spec = variants.VARIANTS.get(variant)
+    if spec is None or not spec.implemented:
+        typer.echo(f"paipu simulate: variant {variant!r} is not implemented (implemented: "
+                   f"{', '.join(v.id for v in variants.VARIANTS.values() if v.implemented)})", err=True)
+        raise typer.Exit(2)
+    if bots not in ("heuristic", "random"):
+        typer.echo("paipu simulate: --bots is heuristic or random", err=True)
+        raise typer.Exit(2)
+    try:
+        overrides: dict[str, Any] = parse_overrides(rules, spec.options)
+    except ValueError as e:
+        typer.echo(f"paipu simulate: --rules: {e}", err=True)
+        raise typer.Exit(2)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    from replay.simulator import simulate
+
+    if deals is not None:
+        recorded = [json.loads(ln) for ln in deals.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        lines = [msgspec.json.encode(r) for r in simulate(variant, len(recorded), seed, bots, overrides, deals=recorded)]
+    else:
+        workers = workers or os.cpu_count() or 1
+        size = max(1, min(500, -(-games // workers)))
+        chunks = [(variant, min(size, games - s), seed, bots, overrides, s) for s in range(0, games, size)]
+        if workers == 1 or len(chunks) == 1:
+            parts = map(_sim_chunk, chunks)
+        else:
+            pool = ProcessPoolExecutor(workers)
+            parts = pool.map(_sim_chunk, chunks)
+        lines = [ln for part in parts for ln in part]
+    tmp = out.with_name(out.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        for ln in lines:
+            fh.write(ln + b"\n")
+    os.replace(tmp, out)
+    typer.echo(f"simulated {len(lines)} {variant} games → {out}")

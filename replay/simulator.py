@@ -1,0 +1,128 @@
+"""Self-play: deal, let bots play through the engine, write paipu/1 records.
+
+Every record is produced by the same engine that validates it: the simulator only chooses
+among ``state`` options, applies events with ``state.apply`` and writes the state's own
+result as the claim, so a simulated log is valid by construction (and the tests replay
+them to prove it). Deterministic for a seed: each game uses its own ``random.Random``
+seeded from ``(seed, game index)``; the global random state is never touched.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta, timezone
+from typing import Any, Iterator, Mapping
+
+import msgspec
+
+from replay import variants
+from replay.engine import Phase
+from replay.options import make_ruleset
+from replay.record import Deal, Event, Record, Result, Shuffle
+from replay.replayer import shuffle_digest
+
+PLAYERS = 48  # simulated player pool: enough tables for player pages and leaderboards
+EPOCH = datetime(2026, 11, 1, 12, 0, tzinfo=timezone(timedelta(hours=8)))
+
+
+def _bots(variant: str, name: str):
+    if variant == "guilin":
+        from replay.variants.guilin.bots import BOTS
+        return BOTS[name]
+    raise ValueError(f"no bots for variant {variant!r}")
+
+
+def deal_cards(spec: variants.VariantSpec, n: int, dealer: int, rng: random.Random) -> Deal:
+    """Shuffle the variant's deck with ``rng`` and deal (dealer first gets the extra card)."""
+    cards = spec.deck.all_cards()
+    rng.shuffle(cards)
+    assert spec.hand_sizes is not None
+    dn, on = spec.hand_sizes(n)
+    hands, pos = [], 0
+    for s in range(n):
+        k = dn if s == dealer else on
+        hands.append(cards[pos:pos + k])
+        pos += k
+    return Deal(hands=hands, wall=cards[pos:])
+
+
+def play(record: Record, rules: Mapping[str, Any], bots: list) -> Record:
+    """Play ``record``'s deal to the end with ``bots`` (one per seat); returns the record with
+    ``actions`` and ``result`` filled."""
+    spec = variants.get(record.variant)
+    ruleset = make_ruleset(spec.id, spec.options, rules)
+    assert spec.state is not None
+    state = spec.state(record, ruleset)
+    log: list[Event] = []
+
+    def do(ev: Event) -> None:
+        state.apply(ev)
+        log.append(ev)
+
+    while state.phase is not Phase.OVER:
+        if state.phase is Phase.DRAW:
+            do(state.legal_events()[0])
+        elif state.phase is Phase.DISCARD:
+            s = state.turn
+            do(bots[s].discard(state, s, state.legal_events()))
+        else:
+            w = state.window
+            taken = None
+            for opt in sorted(w.options, key=lambda o: o.key):
+                ev = bots[opt.seat].claim(state, opt.seat, opt)
+                if ev is not None:
+                    taken = (opt, ev)
+                    break
+            if taken is None:
+                if w.kind == "start":
+                    s = state.dealer
+                    state.close_window()
+                    do(bots[s].discard(state, s, state.legal_events()))
+                else:
+                    state.close_window()
+                continue
+            opt, ev = taken
+            for s in sorted({o.seat for o in w.options if o.seat != opt.seat and o.key < opt.key}):
+                do(Event(seat=s, act="pass"))
+            do(ev)
+    result = msgspec.convert(state.result(), type=Result)
+    return msgspec.structs.replace(record, actions=log, result=result)
+
+
+def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules: Mapping[str, Any] | None = None,
+             deals: list[dict[str, Any]] | None = None, start: int = 0) -> Iterator[Record]:
+    """Yield ``games`` simulated records (or one per given deal).
+
+    :param deals: pre-recorded deals ``{"deal_id", "dealer", "hands", "wall"}`` to play out
+        instead of shuffling (e.g. data/guilin-deals-2017.jsonl).
+    :param start: index of the first game (for sharding a run across processes).
+    :raises ValueError: unknown variant or bots.
+    """
+    spec = variants.get(variant)
+    if not spec.implemented:
+        raise ValueError(f"variant {variant!r} is not implemented yet")
+    bot_cls = _bots(variant, bots)
+    n = spec.players[0]
+    rules = dict(rules or {})
+    todo = range(start, start + games) if deals is None else range(len(deals))
+    for i in todo:
+        rng = random.Random(f"paipu:{variant}:{seed}:{i}")
+        table = i // 8
+        trng = random.Random(f"paipu:table:{seed}:{table}")
+        seats = [f"p{k:03d}" for k in trng.sample(range(PLAYERS), n)]
+        if deals is None:
+            dealer = i % n
+            deal = deal_cards(spec, n, dealer, rng)
+            gid = f"sim-{variant}-{seed}-{i:07d}"
+            shuffle = Shuffle(algo="python-random-shuffle", seed=f"paipu:{variant}:{seed}:{i}")
+        else:
+            d = deals[i]
+            dealer = int(d.get("dealer", 0))
+            deal = Deal(hands=d["hands"], wall=d["wall"])
+            gid = f"{d.get('deal_id', f'deal-{i}')}-s{seed}"
+            shuffle = Shuffle(algo="recorded-deal", seed=str(d.get("deal_id")))
+        shuffle.digest = shuffle_digest([c for h in deal.hands for c in h] + list(deal.wall))
+        rec = Record(format="paipu/1", game_id=gid, variant=variant, seats=seats, dealer=dealer, deal=deal,
+                     actions=[], rules=rules, started_at=(EPOCH + timedelta(minutes=7 * i)).isoformat(),
+                     table_id=f"sim-{seed}-t{table}", round=i % 8 + 1, stake=1, shuffle=shuffle)
+        yield play(rec, rules, [bot_cls(random.Random(f"{i}:{s}:{seed}")) for s in range(n)])
