@@ -32,6 +32,8 @@ class VariantSpec:
     :param acts: act names of spec §4 this variant accepts.
     :param options: published rule options.
     :param state: factory of the variant's :class:`~replay.engine.GameState` (None: not implemented).
+    :param hand_sizes: (dealer's, others') dealt cards for a number of seats.
+    :param scorer: judge of spec §8 score cases.
     """
 
     id: str
@@ -42,6 +44,7 @@ class VariantSpec:
     options: tuple[RuleOption, ...] = ()
     state: Callable[..., "GameState"] | None = None
     hand_sizes: Callable[[int], tuple[int, int]] | None = field(default=None)
+    scorer: Callable[..., dict] | None = None  # spec §8 score cases: (case dict, ruleset) -> output
 
     @property
     def implemented(self) -> bool:

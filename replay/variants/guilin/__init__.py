@@ -26,5 +26,6 @@ SPEC = VariantSpec(
     acts=_BASE | {"chi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"},
     options=OPTIONS,
     state=_state,
-    hand_sizes=lambda n: (21, 20),  # 001 §技巧攻略: 三人抓满20张牌，仅庄家抓满21张牌
+    hand_sizes=lambda n: (21, 20),
+    scorer=lambda case, rules: __import__("replay.variants.guilin.scoring", fromlist=["score_case"]).score_case(case, rules),  # 001 §技巧攻略: 三人抓满20张牌，仅庄家抓满21张牌
 )

@@ -244,3 +244,99 @@ def xing_count(zhong: int | None, held: Sequence[int]) -> int:
     if zhong is None:
         return 0
     return sum(held[k] for k in xing_kinds(zhong))
+
+
+SPECIAL = ("tianhu", "dihu", "sanlong_wukan")
+
+
+def settle_units(points: int, hand_types: Sequence[str], xing: int, tuo_step: int, zimo_bonus: str) -> tuple[int, dict[str, int]]:
+    """Units of one losing share and their breakdown (001 §玩法规则).
+
+    舵 = :func:`tuo`; ×2 for 天胡 / 地胡 / 三笼五坎; 自摸 +1 舵 (``zimo_bonus='plus1'``) or ×2
+    (``'double'``); + 1 per 醒. The breakdown's parts add up to the units:
+    ``{"tuo", <special>?, "zimo"?, "xing"}``.
+
+    :raises ValueError: ``points`` under 10.
+    """
+    base = tuo(points, tuo_step)
+    units = base
+    bd: dict[str, int] = {"tuo": base}
+    special = next((t for t in hand_types if t in SPECIAL), None)
+    if special:
+        bd[special] = units
+        units *= 2
+    if "zimo" in hand_types:
+        bonus = 1 if zimo_bonus == "plus1" else units
+        bd["zimo"] = bonus
+        units += bonus
+    bd["xing"] = xing
+    return units + xing, bd
+
+
+def score_case(case: dict, rules) -> dict:
+    """Judge one spec §8 score case for guilin. ``case`` is the decoded JSON object; ``rules``
+    the resolved ruleset. :raises ValueError: malformed case (the message says what)."""
+    hand = ZIPAI.counts(case.get("hand") or [])
+    melds: list[tuple[str, list[int]]] = []
+    for m in case.get("melds") or []:
+        kind = m.get("kind")
+        cards = [ZIPAI.index(c) for c in m.get("cards") or []]
+        if kind in ("kan", "long"):  # dealt sets are concealed: they join the hand
+            for k in cards:
+                hand[k] += 1
+            continue
+        if kind not in ("chi", "bi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"):
+            raise ValueError(f"meld kind {kind!r} is not a guilin meld")
+        if kind in ("chi", "bi") and chi_shape(cards) is None:
+            raise ValueError(f"meld {m} is not a 吃 shape")
+        if kind not in ("chi", "bi") and (len(set(cards)) != 1 or len(cards) != (4 if kind in FOUR_KINDS else 3)):
+            raise ValueError(f"meld {m} is not a {kind}")
+        melds.append((kind, cards))
+    total = list(hand)
+    for _, cards in melds:
+        for k in cards:
+            total[k] += 1
+    if any(n > 4 for n in total):
+        raise ValueError("more than four copies of a card")
+    ctx = case.get("context") or {}
+    win_from = case.get("win_from") or "discard"
+    if win_from not in ("self", "discard", "flip"):
+        raise ValueError("win_from is self, discard or flip")
+    if "win_card" not in case:  # waits (spec §8)
+        waits = []
+        for k in range(20):
+            if total[k] >= 4:
+                continue
+            sp = best_split(hand, melds, k, win_from, rules["hu_triple"])
+            if sp is not None:
+                waits.append({"card": ZIPAI.codes[k], "points": sp.points, "win": sp.points >= MIN_HU})
+        return {"waits": waits}
+    wc = case["win_card"]
+    w = None if wc is None else ZIPAI.index(wc)
+    if w is not None and total[w] >= 4:
+        raise ValueError(f"a fifth {wc}")
+    sp = best_split(hand, melds, w, None if w is None else win_from, rules["hu_triple"])
+    out = {"win": False, "points": None, "units": None, "hand_types": [], "groups": [], "reason": None}
+    if sp is None:
+        out["reason"] = "the cards do not all form groups (every card in a group; a pair only beside a 4-card set)"
+        return out
+    out["points"] = sp.points
+    out["groups"] = [{"kind": g.kind, "cards": g.codes(), "points": g.points} for g in sp.groups]
+    if sp.points < MIN_HU:
+        out["reason"] = f"{sp.points} 胡 is under the {MIN_HU}-胡 minimum"
+        return out
+    types = []
+    if w is None and ctx.get("dealer"):
+        types.append("tianhu")
+    elif w is not None and win_from == "self":
+        types.append("zimo")
+    if w is not None and ctx.get("first_turn") and win_from == "discard" and not ctx.get("dealer"):
+        types.append("dihu")
+    xc = ctx.get("xing_cards") or []
+    held = list(total)
+    if w is not None:
+        held[w] += 1
+    xing = xing_count(ZIPAI.index(xc[0]), held) if xc else 0
+    units, _ = settle_units(sp.points, types, xing, rules["tuo_step"], rules["zimo_bonus"])
+    out.update(win=True, units=units, hand_types=types)
+    return out

@@ -412,19 +412,7 @@ class GuilinState(GameState):
             held[c] += 1
         zhong = self.wall[self.front] if self.wall_left > 0 else None  # after 海底 there is none (spec §4)
         xing = sc.xing_count(zhong, held)
-        tuo = sc.tuo(points, self.rules["tuo_step"])
-        units = tuo
-        bd: dict[str, int] = {"tuo": tuo}
-        special = next((t for t in hand_types if t in ("tianhu", "dihu", "sanlong_wukan")), None)
-        if special:  # 天胡、地胡、三笼五坎 x2舵 (001 §玩法规则)
-            bd[special] = units
-            units *= 2
-        if "zimo" in hand_types:  # 自摸+1舵 (也可以定为翻倍)
-            bonus = 1 if self.rules["zimo_bonus"] == "plus1" else units
-            bd["zimo"] = bonus
-            units += bonus
-        bd["xing"] = xing
-        units += xing
+        units, bd = sc.settle_units(points, hand_types, xing, self.rules["tuo_step"], self.rules["zimo_bonus"])
         share = units * self.stake
         scores = [0] * self.n
         if kind == "dianpao":  # 点炮: the discarder pays for both losers (001 §打10胡胡牌规则)
@@ -499,6 +487,8 @@ class GuilinState(GameState):
         evs = [e for o in w.options if o.seat not in w.passed for e in o.events]
         evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in w.options if o.seat not in w.passed})
                 if not any(o.forced for o in w.of(s))]
+        if w.kind == "start":  # the dealer's first discard closes the start window
+            evs += [Event(seat=self.dealer, act="discard", card=ZIPAI.codes[k]) for k, n in enumerate(self.free(self.dealer)) if n]
         return evs
 
     def snapshot(self) -> dict[str, Any]:

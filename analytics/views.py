@@ -1,0 +1,68 @@
+"""A hardened, in-memory DuckDB over the Parquet warehouse (docs/warehouse.md).
+
+``connect(dir)`` returns one root connection with the views ``games``, ``seats``, ``actions``,
+``melds``, ``xing`` and ``rejects`` over ``<dir>/<table>/variant=*/*.parquet`` (absolute paths,
+``hive_partitioning``, ``union_by_name`` so older shards without a newer column read as NULL).
+Callers take ``con.cursor()`` per query (one connection shared by threads fails, stack.md).
+
+Hardening (checked with duckdb 2.0.1): file access is limited to the warehouse folder, external
+access and extension auto-install/-load are off, and the configuration is locked, so reading
+``/etc/passwd``, ``ATTACH``, ``INSTALL`` or changing a setting fail. ``COPY … TO`` a path inside
+the warehouse still works: run only this project's SQL, never SQL text from users.
+
+A table whose folder has no shard yet gets an empty view with the right columns; it stays empty
+until the next ``connect`` (the view of a table with shards re-globs at every query).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from ingest.schema import PARTITION, TABLES, duckdb_type
+
+
+def _lit(text: str) -> str:
+    """A SQL string literal (DDL cannot take bound parameters)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def connect(warehouse_dir: Path | str, *, threads: int | None = None) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse read-only-by-convention in a hardened in-memory DuckDB.
+
+    :param warehouse_dir: the warehouse folder (as written by ``paipu ingest``).
+    :param threads: DuckDB worker threads (default: DuckDB's choice).
+    :returns: the root connection; take ``cursor()`` per query.
+    :raises FileNotFoundError: the folder does not exist.
+    :raises ValueError: the folder's path holds glob characters (``*?[]{}``) that would change
+        what the views read.
+    """
+    root = Path(warehouse_dir).resolve()
+    if not root.is_dir():
+        raise FileNotFoundError(f"no warehouse folder at {warehouse_dir}")
+    if any(ch in str(root) for ch in "*?[]{}"):
+        raise ValueError(f"warehouse path {root} holds glob characters; move or rename it")
+    con = duckdb.connect(":memory:")
+    if threads:
+        con.execute(f"SET threads = {int(threads)}")
+    con.execute("SET autoinstall_known_extensions = false")
+    con.execute("SET autoload_known_extensions = false")
+    # trailing "/": allowed_directories matches prefixes, so /wh must not also allow /wh2
+    con.execute(f"SET allowed_directories = [{_lit(str(root) + '/')}]")
+    con.execute("SET enable_external_access = false")
+    for table, schema in TABLES.items():
+        if any((root / table).glob(f"{PARTITION}=*/*.parquet")):
+            glob = f"{root}/{table}/{PARTITION}=*/*.parquet"
+            con.execute(f"CREATE VIEW {_ident(table)} AS SELECT * FROM read_parquet({_lit(glob)}, "
+                        f"hive_partitioning = true, union_by_name = true, hive_types = {{'{PARTITION}': VARCHAR}})")
+        else:
+            cols = ", ".join(f"CAST(NULL AS {duckdb_type(f.type)}) AS {_ident(f.name)}" for f in schema)
+            con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols}, CAST(NULL AS VARCHAR) AS {PARTITION} "
+                        f"WHERE false")
+    con.execute("SET lock_configuration = true")
+    return con

@@ -1,0 +1,150 @@
+"""``paipu dashboard`` and ``paipu audit``: plain typer command functions, registered as
+sub-commands by ``paipu/cli.py`` (no Typer app here)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from dashboards import audit as audit_mod
+from dashboards import data, labels
+from replay.cards import Deck
+
+APP = Path(__file__).resolve().parent / "app.py"
+_RICH_COLOURS = {"red": "bold red", "green": "bold green", "black": "bold"}
+
+
+def _warehouse(warehouse: Path, console: Console) -> Path:
+    wh = warehouse.expanduser().resolve()
+    if not wh.is_dir():
+        console.print(Text(f"warehouse not found: {wh}", style="red"))
+        raise typer.Exit(2)
+    return wh
+
+
+def dashboard_cmd(warehouse: Path = typer.Option(..., "--warehouse", help="warehouse folder written by `paipu ingest`"),
+                  port: int = 8501) -> None:
+    """Serve the Streamlit dashboard over WAREHOUSE (http://localhost:PORT)."""
+    wh = _warehouse(warehouse, Console(stderr=True))
+    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
+           "--server.port", str(port), "--browser.gatherUsageStats", "false", "--", "--warehouse", str(wh)]
+    raise typer.Exit(subprocess.call(cmd, env={**os.environ, "PAIPU_WAREHOUSE": str(wh)}))
+
+
+def _cards(codes: Any, deck: Deck) -> Text:
+    """Cards as coloured Chinese labels (red cards red)."""
+    out = Text()
+    for i, code in enumerate(codes or []):
+        label, colour = labels.card_info(code, deck)
+        if i:
+            out.append(" ")
+        out.append(label, style=_RICH_COLOURS.get(colour or "", "magenta"))
+    return out if codes else Text("—", style="dim")
+
+
+def _event(ev: dict[str, Any] | None, deck: Deck) -> tuple[Text, Text]:
+    if ev is None:
+        return Text("发牌 deal"), Text("")
+    act = str(ev.get("act"))
+    name = Text(f"{labels.ACTS.get(act, '')} {act}".strip())
+    cards = Text()
+    if ev.get("card") is not None:
+        cards.append_text(_cards([ev["card"]], deck))
+    if ev.get("cards"):
+        cards.append(" + ")
+        cards.append_text(_cards(ev["cards"], deck))
+    if ev.get("from") is not None:
+        cards.append(f" ← seat {ev['from']}", style="dim")
+    return name, cards
+
+
+def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", help="warehouse folder")) -> None:
+    """Print GAME_ID's audit: verdict, every step with the acting seat's hand, claimed vs computed."""
+    console = Console(highlight=False)
+    wh = _warehouse(warehouse, console)
+    con = data.connect(wh)
+    row = data.find_game(con, game_id)
+    if row is None:
+        rej = data.find_rejects(con, game_id)
+        if rej.height:
+            console.print(Text(f"{game_id}: 入库时被拒收 rejected at ingest (not a decodable record)", style="yellow"))
+            for r in rej.iter_rows(named=True):
+                console.print(Text(f"  {r['source_file']}:{r['source_line']}  {labels.error_label(r['code'])}  "
+                                   f"[{r['rule']}]  {r['message']}"))
+        else:
+            console.print(Text(f"未找到对局 game not found: {game_id}", style="red"))
+        raise typer.Exit(1)
+    seats = data.game_seats(con, game_id, row["variant"])
+    a = audit_mod.build(row, seats)
+    deck = labels.deck_for(row["variant"])
+
+    console.print(Text(f"对局 game {game_id}", style="bold"))
+    console.print(Text(f"{labels.zh(labels.VARIANTS, row['variant'])} · ruleset {row.get('ruleset_id')} · "
+                       f"庄 dealer seat {row.get('dealer')} · {row.get('source_file')}:{row.get('source_line')}",
+                       style="dim"))
+    v = a["verdict"] or {}
+    errors = [e for e in v.get("errors") or [] if e]
+    if v.get("valid"):
+        console.print(Panel(Text("有效 valid", style="bold green"), title="裁定 verdict", expand=False))
+    else:
+        body = Text("无效 invalid\n", style="bold red")
+        for e in errors:
+            where = "record" if e.get("step") is None else f"step {e['step']}"
+            body.append(f"{labels.error_label(e.get('code'))} [{e.get('rule')}] {where}\n", style="red")
+            body.append(f"  {e.get('message')}\n")
+        console.print(Panel(body, title="裁定 verdict", expand=False))
+    if a["note"]:
+        console.print(Text(a["note"], style="dim"))
+
+    steps = a["steps"]
+    if steps:
+        first = steps[0]
+        deal = Table(title="发牌 deal", show_lines=False)
+        deal.add_column("座位 seat")
+        deal.add_column("手牌 hand")
+        for s in first.get("seats") or []:
+            tag = " 庄" if s.get("seat") == row.get("dealer") else ""
+            deal.add_row(Text(f"{s.get('seat')}{tag} {s.get('player') or ''}"),
+                         _cards(labels.sort_cards(s.get("hand") or [], deck), deck))
+        console.print(deal)
+        t = Table(title="逐步 steps")
+        for col in ("步 step", "座位 seat", "动作 act", "牌 cards", "行动者手牌 acting seat's hand", "牌墙 wall"):
+            t.add_column(col)
+        err_idx = audit_mod.first_error_step(a)
+        for i, snap in enumerate(steps[1:], start=1):
+            ev = snap.get("event") or {}
+            name, cards = _event(ev, deck)
+            seat = next((s for s in snap.get("seats") or [] if s.get("seat") == ev.get("seat")), None)
+            hand = _cards(labels.sort_cards(seat.get("hand") or [], deck), deck) if seat else Text("")
+            t.add_row(Text(str(snap.get("step"))), Text(str(ev.get("seat"))), name, cards, hand,
+                      Text(str(snap.get("wall_left"))),
+                      style="on dark_red" if i == err_idx else None)
+        console.print(t)
+        if err_idx is not None:
+            e = steps[err_idx]["error"]
+            console.print(Text(f"首个错误 first failing step {steps[err_idx]['step']}: "
+                               f"{labels.error_label(e.get('code'))} [{e.get('rule')}] {e.get('message')}",
+                               style="bold red"))
+
+    t = Table(title="结算对比 claimed vs computed")
+    for col in ("字段 field", "申报 claimed", "计算 computed", "一致 match"):
+        t.add_column(col)
+    for d in a["diff"]:
+        mark = {True: "✓", False: "✗", None: "—"}[d["same"]]
+        # Text(): values come from the log, never read as rich markup
+        t.add_row(Text(labels.RESULT_FIELDS.get(d["field"], d["field"])),
+                  Text(audit_mod.fmt_value(d["field"], d["claimed"], deck, d["claimed_present"])),
+                  Text(audit_mod.fmt_value(d["field"], d["computed"], deck, d["computed_present"])), mark,
+                  style="bold red" if d["same"] is False else None)
+    if a["claimed"] is None:
+        console.print(Text("记录没有申报结算 the record claims no result", style="dim"))
+    console.print(t)

@@ -1,0 +1,233 @@
+"""对局审计 Game audit: one game's verdict, its state at every step, and claimed vs computed result.
+
+Deep link: ``/audit?game=ID&step=N``. The game id is only ever a bound query parameter.
+"""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+import streamlit as st
+
+from dashboards import audit as audit_mod
+from dashboards import labels, ui
+
+st.title("对局审计 Game audit")
+c = ui.ctx()
+ui.require_warehouse(c)
+ss = st.session_state
+
+game = str(st.query_params.get("game", "")).strip()
+
+
+def _open(gid: str) -> None:
+    """Point the page (and its URL) at another game, from the first step."""
+    gid = gid.strip()
+    if gid:
+        st.query_params["game"] = gid
+    else:
+        st.query_params.pop("game", None)
+    st.query_params.pop("step", None)
+
+
+def _on_search() -> None:
+    _open(ss.get("audit_search") or "")
+
+
+def _on_pick() -> None:
+    if ss.get("audit_pick"):
+        _open(ss["audit_pick"])
+
+
+# keep the search box showing the game of the URL (deep links, picks)
+if ss.get("_audit_qp") != game:
+    ss["audit_search"] = game
+    ss["_audit_qp"] = game
+st.text_input("对局编号 Game id", key="audit_search", on_change=_on_search, max_chars=200,
+              placeholder="例如 e.g. example-guilin-1")
+
+invalid = ui.query(c.path, c.layout, "invalid_games", ui.filters()) if c.has_games else None
+if invalid is not None and invalid.height:
+    meta = {r["game_id"]: r for r in invalid.iter_rows(named=True)}
+
+    def _fmt(gid: str) -> str:
+        if not gid:
+            return "— 选择 pick —"
+        r = meta[gid]
+        step = "" if r["error_step"] is None else f" · 第 {r['error_step']} 步 step"
+        return f"{gid} · {labels.error_label(r['error_code'])}{step}"
+
+    st.selectbox(f"或选择无效对局 Or pick an invalid game ({invalid.height})", ["", *meta], key="audit_pick",
+                 format_func=_fmt, on_change=_on_pick)
+
+if not game:
+    st.info("输入对局编号，或从无效对局中选择 Enter a game id, or pick an invalid game.")
+    st.stop()
+
+found = ui.game_audit(c.path, c.layout, game)
+if found is None:
+    st.warning("未找到对局 Game not found: " + ui.lit(game[:200]))
+    st.stop()
+if "rejects" in found:
+    st.warning("此编号的行在入库时被拒收 This game id's line was rejected at ingest (not a decodable record).")
+    st.dataframe(found["rejects"], hide_index=True)
+    st.stop()
+
+row, a = found["row"], found["audit"]
+deck = labels.deck_for(row["variant"])
+dealer = row.get("dealer")
+
+
+def md(s: object) -> str:
+    """Escape text from a log or the engine for Markdown (no links, colours or formatting)."""
+    out = str(s)
+    for ch in "\\`*_{}[]()#+-.!|<>~:$":
+        out = out.replace(ch, "\\" + ch)
+    return out
+
+
+st.subheader("对局 Game " + ui.lit(game))
+info = [labels.zh(labels.VARIANTS, row["variant"]), "规则集 ruleset " + ui.lit(row.get("ruleset_id") or "—")]
+if dealer is not None:
+    info.append(f"庄 dealer: 座位 seat {dealer}")
+if row.get("n_actions") is not None:
+    info.append(f"{row['n_actions']} 步 actions")
+if row.get("source_file"):
+    info.append("来源 source " + ui.lit(f"{row['source_file']}:{row.get('source_line')}"))
+st.caption(" · ".join(info))
+
+# --- verdict ---
+v = a["verdict"] or {}
+errors = [e for e in v.get("errors") or [] if e]
+if v.get("valid"):
+    st.success("✅ 有效 valid — 回放通过全部规则检查 replay passed every rule check")
+else:
+    e = errors[0] if errors else {}
+    where = "记录级 record-level" if e.get("step") is None else f"第 {e['step']} 步 step {e['step']}"
+    st.error(f"❌ 无效 invalid — {labels.error_label(e.get('code'))} · 规则 rule {ui.lit(e.get('rule') or '—')} · "
+             f"{where}\n\n{md(e.get('message') or '')}")
+    n_err = row.get("n_errors") or len(errors)
+    if len(errors) > 1 or n_err > 1:
+        with st.expander(f"全部错误 All errors ({max(n_err, len(errors))})"):
+            st.dataframe(pd.DataFrame(errors), hide_index=True)
+if a["note"]:
+    st.caption("ℹ️ " + md(a["note"]))
+
+# --- step by step ---
+steps = a["steps"]
+if steps:
+    st.subheader("逐步回放 Step by step")
+    by_step = {s["step"]: s for s in steps}
+    lo, hi = steps[0]["step"], steps[-1]["step"]
+    err_idx = audit_mod.first_error_step(a)
+    err_step = steps[err_idx]["step"] if err_idx is not None else None
+    key = f"audit_step::{game}"
+    if key not in ss:
+        try:
+            want = int(str(st.query_params.get("step", "")))
+        except ValueError:
+            want = err_step if err_step is not None else lo
+        ss[key] = min(max(want, lo), hi)
+
+    def _shift(d: int) -> None:
+        ss[key] = min(max(ss[key] + d, lo), hi)
+
+    def _to_error() -> None:
+        if err_step is not None:
+            ss[key] = err_step
+
+    if hi > lo:
+        st.slider("步骤 step (-1 = 发牌后 after the deal)", lo, hi, key=key)
+        b = st.columns(3)
+        b[0].button("◀ 上一步 prev", on_click=_shift, args=(-1,), width="stretch", disabled=ss[key] <= lo)
+        b[1].button("下一步 next ▶", on_click=_shift, args=(1,), width="stretch", disabled=ss[key] >= hi)
+        b[2].button("⚠ 首个错误 first error", on_click=_to_error, width="stretch", disabled=err_step is None)
+    step = ss[key]
+    st.query_params["step"] = str(step)
+    snap = by_step.get(step) or max((s for s in steps if s["step"] <= step), key=lambda s: s["step"])
+
+    ev = snap.get("event")
+    if ev is None:
+        head = "**发牌后 After the deal**"
+        ev_html = ""
+    else:
+        act = ev.get("act")
+        head = (f"**第 {snap['step']} 步 step {snap['step']}** · 座位 seat {md(ev.get('seat'))} · "
+                f"**{md(labels.ACTS.get(str(act), ''))}** {md(act)}")
+        parts = []
+        if ev.get("card") is not None:
+            parts.append(labels.cards_html([ev["card"]], deck))
+        if ev.get("cards"):
+            parts.append("＋ " + labels.cards_html(ev["cards"], deck))
+        for g in ev.get("bi") or []:
+            parts.append("比 bi " + labels.cards_html(g, deck))
+        if ev.get("from") is not None:
+            parts.append(f"来自 from seat {html.escape(str(ev['from']))}")
+        if ev.get("tail"):
+            parts.append("牌底 from the tail")
+        ev_html = " ".join(parts)
+    st.markdown(f"{head} · 牌墙剩余 wall left **{md(snap.get('wall_left'))}**")
+    if ev_html:
+        st.markdown(ev_html, unsafe_allow_html=True)
+    if snap.get("error"):
+        e = snap["error"]
+        st.error(f"此步违规 This step fails: {labels.error_label(e.get('code'))} · 规则 rule "
+                 f"{ui.lit(e.get('rule') or '—')}\n\n{md(e.get('message') or '')}")
+
+    acting = ev.get("seat") if ev else None
+    for seat in snap.get("seats") or []:
+        sid = seat.get("seat")
+        tags = [f"<b>座位 seat {html.escape(str(sid))}</b>"]
+        if seat.get("player"):
+            tags.append(f"<code>{html.escape(str(seat['player']))}</code>")
+        if sid == dealer:
+            tags.append("庄 dealer")
+        if sid == acting:
+            tags.append('<b style="color:#b23a2e">▶ 行动 acting</b>')
+        hand = labels.sort_cards(seat.get("hand") or [], deck)
+        melds = "".join(
+            f'<div>{html.escape(labels.ACTS.get(str(m.get("kind")), str(m.get("kind"))))} '
+            f'{labels.cards_html(m.get("cards"), deck)}'
+            + (f' <small>{html.escape(str(m["points"]))} 胡</small>' if m.get("points") is not None else "")
+            + "</div>" for m in seat.get("melds") or []) or "—"
+        opts = seat.get("options") or []
+        opt_html = "、".join(html.escape(labels.option_text(o, deck)) for o in opts) if opts else "—"
+        border = "#b23a2e" if sid == acting else "#d8d2c0"
+        st.markdown(
+            f'<div style="border-left:4px solid {border};padding:.2em .6em;margin:.4em 0">'
+            f'<div>{" · ".join(tags)}</div>'
+            f'<div><small>手牌 hand ({len(hand)})</small><br>{labels.cards_html(hand, deck)}</div>'
+            f'<div><small>牌桌 melds</small>{melds}</div>'
+            f'<div><small>弃牌 discards</small><br>{labels.cards_html(seat.get("discards"), deck)}</div>'
+            f'<div><small>可选 options</small> {opt_html}</div></div>',
+            unsafe_allow_html=True)
+
+# --- claimed vs computed ---
+st.subheader("结算对比 Claimed vs computed")
+diff = a["diff"]
+if a["claimed"] is None:
+    st.info("记录没有申报结算 The record claims no result; computed result below.")
+if a["computed"] is None:
+    st.caption("回放未算出结算 Replay computed no result (it stopped at an error).")
+if diff:
+    table = pd.DataFrame([{
+        "字段 field": labels.RESULT_FIELDS.get(d["field"], d["field"]),
+        "申报 claimed": audit_mod.fmt_value(d["field"], d["claimed"], deck, d["claimed_present"]),
+        "计算 computed": audit_mod.fmt_value(d["field"], d["computed"], deck, d["computed_present"]),
+        "一致 match": {True: "✓", False: "✗ 不符", None: "—"}[d["same"]],
+    } for d in diff])
+    bad = [d["same"] is False for d in diff]
+    styled = table.style.apply(lambda r: ["background-color:#ffd6d6;color:#7a0000" if bad[r.name] else ""] * len(r),
+                               axis=1)
+    st.dataframe(styled, hide_index=True)
+    n_bad = sum(bad)
+    if n_bad:
+        st.error(f"{n_bad} 处不符 field(s) differ: " + "、".join(
+            labels.RESULT_FIELDS.get(d["field"], d["field"]) for d in diff if d["same"] is False))
+    elif a["claimed"] is not None and any(d["same"] for d in diff):
+        st.success("申报结算与计算一致 The claimed result matches the computed one.")
+
+if a["record"] is not None:
+    with st.expander("原始记录 Raw record (JSON)"):
+        st.json(a["record"], expanded=False)
