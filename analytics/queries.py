@@ -75,9 +75,9 @@ def win_rate_by_seat(con: duckdb.DuckDBPyConnection, variant: str | None = None,
                      ruleset: str | None = None) -> pl.DataFrame:
     """胡率 by seat number: columns seat, games, wins, win_rate (wins / games)."""
     w, p = _where(variant, ruleset)
-    return _df(con, f"""SELECT seat, count(*) AS games, count(*) FILTER (WHERE is_winner) AS wins,
-                               wins / games AS win_rate
-                        FROM seats WHERE {w} GROUP BY seat ORDER BY seat""", p)
+    return _df(con, f"""SELECT *, wins / games AS win_rate FROM (
+                            SELECT seat, count(*) AS games, count(*) FILTER (WHERE is_winner) AS wins
+                            FROM seats WHERE {w} GROUP BY seat) ORDER BY seat""", p)
 
 
 def win_rate_by_dealer(con: duckdb.DuckDBPyConnection, variant: str | None = None,
@@ -85,16 +85,17 @@ def win_rate_by_dealer(con: duckdb.DuckDBPyConnection, variant: str | None = Non
     """胡率 of 庄家 (dealer) against 闲家 (the others): columns is_dealer, seat_games (seat-games
     played in that role), wins, win_rate; dealer row first."""
     w, p = _where(variant, ruleset)
-    return _df(con, f"""SELECT is_dealer, count(*) AS seat_games, count(*) FILTER (WHERE is_winner) AS wins,
-                               wins / seat_games AS win_rate
-                        FROM seats WHERE {w} GROUP BY is_dealer ORDER BY is_dealer DESC""", p)
+    return _df(con, f"""SELECT *, wins / seat_games AS win_rate FROM (
+                            SELECT is_dealer, count(*) AS seat_games, count(*) FILTER (WHERE is_winner) AS wins
+                            FROM seats WHERE {w} GROUP BY is_dealer) ORDER BY is_dealer DESC""", p)
 
 
 def draw_rate(con: duckdb.DuckDBPyConnection, variant: str | None = None, ruleset: str | None = None) -> pl.DataFrame:
     """荒庄 (wall exhausted, nobody won): one row games, draws, draw_rate."""
     w, p = _where(variant, ruleset)
-    return _df(con, f"""SELECT count(*) AS games, count(*) FILTER (WHERE outcome = 'draw') AS draws,
-                               draws / nullif(games, 0) AS draw_rate FROM games WHERE {w}""", p)
+    return _df(con, f"""SELECT *, draws / nullif(games, 0) AS draw_rate FROM (
+                            SELECT count(*) AS games, count(*) FILTER (WHERE outcome = 'draw') AS draws
+                            FROM games WHERE {w})""", p)
 
 
 def hand_type_freq(con: duckdb.DuckDBPyConnection, variant: str | None = None,
@@ -110,7 +111,7 @@ def hand_type_freq(con: duckdb.DuckDBPyConnection, variant: str | None = None,
                                   ELSE list_distinct(hand_types) END AS ht
                       FROM games WHERE {w} AND outcome = 'win'),
              t AS (SELECT unnest(ht) AS hand_type FROM wins)
-        SELECT hand_type, count(*) AS wins, wins / (SELECT count(*) FROM wins) AS share
+        SELECT hand_type, count(*) AS wins, count(*) / (SELECT count(*) FROM wins) AS share
         FROM t GROUP BY hand_type ORDER BY wins DESC, hand_type""", p)
 
 
@@ -118,9 +119,9 @@ def xing_distribution(con: duckdb.DuckDBPyConnection, variant: str | None = None
                       ruleset: str | None = None) -> pl.DataFrame:
     """醒 count of the wins: columns xing_count (null: no 醒 turned, e.g. after 海底), wins, share."""
     w, p = _where(variant, ruleset)
-    return _df(con, f"""SELECT xing_count, count(*) AS wins, wins / sum(wins) OVER () AS share
-                        FROM games WHERE {w} AND outcome = 'win'
-                        GROUP BY xing_count ORDER BY xing_count NULLS FIRST""", p)
+    return _df(con, f"""SELECT *, wins / sum(wins) OVER () AS share FROM (
+                            SELECT xing_count, count(*) AS wins FROM games WHERE {w} AND outcome = 'win'
+                            GROUP BY xing_count) ORDER BY xing_count NULLS FIRST""", p)
 
 
 def mean_points(con: duckdb.DuckDBPyConnection, variant: str | None = None,
@@ -138,8 +139,9 @@ def win_kind_mix(con: duckdb.DuckDBPyConnection, variant: str | None = None,
     """How wins came: columns win_kind (``zimo`` 自摸, ``dianpao`` 点炮, ``flip`` another seat's
     flip, ``deal`` 天胡 / 三笼五坎), wins, share."""
     w, p = _where(variant, ruleset)
-    return _df(con, f"""SELECT win_kind, count(*) AS wins, wins / sum(wins) OVER () AS share
-                        FROM games WHERE {w} AND outcome = 'win' GROUP BY win_kind ORDER BY wins DESC, win_kind""", p)
+    return _df(con, f"""SELECT *, wins / sum(wins) OVER () AS share FROM (
+                            SELECT win_kind, count(*) AS wins FROM games WHERE {w} AND outcome = 'win'
+                            GROUP BY win_kind) ORDER BY wins DESC, win_kind""", p)
 
 
 def score_flow(con: duckdb.DuckDBPyConnection, variant: str | None = None, ruleset: str | None = None,
@@ -170,13 +172,14 @@ def player_stats(con: duckdb.DuckDBPyConnection, variant: str | None = None, rul
     if limit is not None:
         lim, p = "LIMIT $limit", {**p, "limit": int(limit)}
     return _df(con, f"""
-        SELECT player_id, count(*) AS games, count(*) FILTER (WHERE is_winner) AS wins,
-               wins / games AS win_rate,
-               count(*) FILTER (WHERE is_winner AND win_kind = 'zimo') AS zimo_wins,
-               zimo_wins / nullif(wins, 0) AS zimo_share,
-               count(*) FILTER (WHERE dianpao) AS dianpao, dianpao / games AS dianpao_rate,
-               coalesce(sum(score), 0)::BIGINT AS total_score, avg(score) AS mean_score
-        FROM seats WHERE {w} GROUP BY player_id HAVING count(*) >= $min_games
+        SELECT player_id, games, wins, wins / games AS win_rate, zimo_wins,
+               zimo_wins / nullif(wins, 0) AS zimo_share, dianpao, dianpao / games AS dianpao_rate,
+               total_score, mean_score
+        FROM (SELECT player_id, count(*) AS games, count(*) FILTER (WHERE is_winner) AS wins,
+                     count(*) FILTER (WHERE is_winner AND win_kind = 'zimo') AS zimo_wins,
+                     count(*) FILTER (WHERE dianpao) AS dianpao,
+                     coalesce(sum(score), 0)::BIGINT AS total_score, avg(score) AS mean_score
+              FROM seats WHERE {w} GROUP BY player_id HAVING count(*) >= $min_games)
         ORDER BY games DESC, total_score DESC, player_id {lim}""", p)
 
 

@@ -168,8 +168,8 @@ def hbar(df: pl.DataFrame, cat: str, val: str, *, cat_title: str, val_title: str
     base = alt.Chart(df).encode(y=y, x=x, tooltip=[alt.Tooltip(f"{cat}:N", title=cat_title),
                                                    alt.Tooltip(f"{val}:Q", title=val_title, format=fmt)])
     bars = base.mark_bar(color="#b23a2e")
-    label = base.mark_text(align="left", dx=3).encode(text=alt.Text(f"{text or val}:{'N' if text else 'Q'}",
-                                                                    format=None if text else fmt))
+    label_text = alt.Text(f"{text}:N") if text else alt.Text(f"{val}:Q", format=fmt)
+    label = base.mark_text(align="left", dx=3).encode(text=label_text)
     return (bars + label).properties(height=max(80, 34 * df.height))
 
 

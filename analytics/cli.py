@@ -1,0 +1,105 @@
+"""``paipu report`` (registered by ``paipu/cli.py``): the warehouse's figures as rich tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import polars as pl
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from analytics import queries as q
+from analytics.views import connect
+
+
+def _fmt(v: Any, col: str) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        if col.endswith(("_rate", "_share")) or col == "share":
+            return f"{v:.1%}"
+        return f"{v:.2f}"
+    if isinstance(v, list):
+        return " ".join(map(str, v))
+    return str(v)
+
+
+def _table(title: str, df: pl.DataFrame, headers: dict[str, str]) -> Table:
+    """A rich table of ``df`` with the Chinese-first column headers in ``headers``."""
+    t = Table(title=title, title_justify="left")
+    for c in df.columns:
+        t.add_column(headers.get(c, c), justify="left" if df.schema[c] == pl.String else "right")
+    for row in df.iter_rows():
+        t.add_row(*(_fmt(v, c) for v, c in zip(row, df.columns)))
+    if df.height == 0:
+        t.add_row(*(["—"] * len(df.columns)))
+    return t
+
+
+H = {
+    "games": "局数 games", "valid": "有效 valid", "invalid": "无效 invalid", "rejects": "拒收 rejects",
+    "read": "读入 read", "valid_rate": "有效率 valid rate", "code": "code", "rule": "rule", "n": "n",
+    "error_code": "code", "error_rule": "rule", "seat": "座位 seat", "wins": "胡 wins",
+    "win_rate": "胡率 win rate", "is_dealer": "庄家 dealer", "seat_games": "局数 seat-games",
+    "draws": "荒庄 draws", "draw_rate": "荒庄率 draw rate", "hand_type": "番型 hand type",
+    "share": "占比 share", "xing_count": "醒 xing", "variant": "玩法 variant", "mean_points": "平均胡 mean 胡",
+    "mean_tuo": "平均舵 mean 舵", "mean_units": "平均分 mean units", "win_kind": "胡法 win kind",
+    "player_id": "玩家 player", "won": "赢 won", "lost": "输 lost", "net": "净 net",
+    "zimo_wins": "自摸 zimo", "zimo_share": "自摸率 zimo share", "dianpao": "点炮 dianpao",
+    "dianpao_rate": "点炮率 dianpao rate", "total_score": "总分 total", "mean_score": "平均分 mean score",
+    "ruleset_id": "规则 ruleset",
+}
+_WIN_KIND = {"zimo": "自摸 zimo", "dianpao": "点炮 dianpao", "flip": "翻牌 flip", "deal": "起手 deal"}
+
+
+def print_report(con: Any, console: Console, variant: str | None = None, ruleset: str | None = None,
+                 players: int = 20) -> None:
+    """Print every figure of ``analytics.queries`` for the given filters (``players``: rows of
+    the per-player tables)."""
+    f = {"variant": variant, "ruleset": ruleset}
+    scope = ", ".join(f"{k} = {v}" for k, v in f.items() if v is not None) or "all games"
+    console.print(f"[bold]paipu report[/bold] — {scope}; play figures over valid games", highlight=False)
+    console.print(_table("总览 overview", q.overview(con, **f), H))
+    rj = q.rejects_by_code(con, variant)
+    if rj.height:
+        console.print(_table("拒收 rejects by code", rj, H))
+    er = q.errors_by_code(con, **f)
+    if er.height:
+        console.print(_table("无效 invalid games by first error", er, H))
+    if f["variant"] is None:
+        console.print(_table("玩法与规则 variants and rulesets", q.variants_and_rulesets(con), H))
+    console.print(_table("胡率 win rate by seat", q.win_rate_by_seat(con, **f), H))
+    dealer = q.win_rate_by_dealer(con, **f).with_columns(
+        pl.when(pl.col("is_dealer")).then(pl.lit("庄 dealer")).otherwise(pl.lit("闲 non-dealer")).alias("is_dealer"))
+    console.print(_table("胡率 win rate, 庄家 vs 闲家", dealer, H))
+    console.print(_table("荒庄 draw rate", q.draw_rate(con, **f), H))
+    console.print(_table("胡法 win kind (自摸 / 点炮 / flip)",
+                         q.win_kind_mix(con, **f).with_columns(pl.col("win_kind").replace(_WIN_KIND)), H))
+    console.print(_table("番型 hand types (plain = 平胡)", q.hand_type_freq(con, **f), H))
+    console.print(_table("醒 xing count", q.xing_distribution(con, **f), H))
+    console.print(_table("胡 / 舵 / 分 means per win", q.mean_points(con, **f), H))
+    console.print(_table(f"玩家 players (top {players} by games)", q.player_stats(con, **f, limit=players), H))
+    console.print(_table(f"输赢 score flow (top {players} by net)", q.score_flow(con, **f, limit=players), H))
+
+
+def report_cmd(
+    warehouse: Path = typer.Option(..., "--warehouse", help="Warehouse folder written by `paipu ingest`."),
+    variant: Optional[str] = typer.Option(None, "--variant", help="Only this variant id (e.g. guilin)."),
+    ruleset: Optional[str] = typer.Option(None, "--ruleset", help="Only this ruleset_id."),
+    players: int = typer.Option(20, "--players", help="Rows of the per-player tables."),
+) -> None:
+    """Print the warehouse report: 胡率 win rate, 荒庄 draw rate, 自摸 / 点炮, 番型, 醒, 胡, 舵, players.
+
+    Exit status 2 when the warehouse folder does not exist.
+    """
+    if not warehouse.is_dir():
+        raise typer.BadParameter(f"no warehouse folder at {warehouse}", param_hint="--warehouse")
+    con = connect(warehouse)
+    try:
+        print_report(con, Console(), variant, ruleset, players)
+    finally:
+        con.close()

@@ -1,0 +1,279 @@
+"""The Streamlit dashboard (dashboards/) on a small hand-built warehouse, an empty one and a
+rejects-only one, plus the audit deep link, an injection attempt and ``paipu audit``.
+
+The warehouse here is written with polars following docs/warehouse.md; once ingest lands it can
+be swapped for a real ingested one.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+import typer
+from streamlit.testing.v1 import AppTest
+from typer.testing import CliRunner
+
+from dashboards import data
+from dashboards.cli import audit_cmd
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "dashboards" / "app.py"
+EXAMPLE = (ROOT / "data" / "guilin-short.jsonl").read_text(encoding="utf-8").strip()
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+PAGES = ["pages/overview.py", "pages/hand_types.py", "pages/audit.py"]
+TIMEOUT = 30
+
+
+def _record(game_id: str, **change) -> str:
+    rec = json.loads(EXAMPLE)
+    rec["game_id"] = game_id
+    rec.update(change)
+    return json.dumps(rec, ensure_ascii=False)
+
+
+# (game_id, ruleset, valid, error (code, step), outcome, winner, win_kind, points, tuo, units, xing, hand_types)
+GAMES = [
+    ("example-guilin-1", "guilin-default", True, None, "win", 1, "zimo", 21, 3, 6, 2, ["zimo"]),
+    ("g-dealer-dianpao", "guilin-default", True, None, "win", 0, "dianpao", 15, 2, 2, 0, []),
+    ("g-draw", "guilin-default", True, None, "draw", None, None, None, None, None, None, []),
+    ("g-dealer-flip", "guilin-abc", True, None, "win", 0, "flip", 30, 5, 7, 1, []),
+    ("bad-illegal", "guilin-default", False, ("illegal_action", 3), None, None, None, None, None, None, None, []),
+    ("bad-mismatch", "guilin-default", False, ("result_mismatch", 8), "win", 1, "zimo", 21, 3, 6, 2, ["zimo"]),
+]
+# valid decided games: 4; dealer (seat 0) wins 2 of 4, others 1 of 8; one 荒庄 in 4
+DEALER_RATE, NON_DEALER_RATE, DRAW_RATE = "50.0%", "12.5%", "25.0%"
+
+
+def _write(root: Path, table: str, variant: str, rows: list[dict], schema: dict) -> None:
+    folder = root / table / f"variant={variant}"
+    folder.mkdir(parents=True, exist_ok=True)
+    pl.DataFrame(rows, schema=schema, orient="row").write_parquet(folder / "part-0.parquet")
+
+
+def _rejects(root: Path) -> None:
+    schema = {"source_file": pl.String, "source_line": pl.Int64, "game_id": pl.String, "code": pl.String,
+              "step": pl.Int64, "rule": pl.String, "message": pl.String, "raw_sha256": pl.String, "raw": pl.String}
+    _write(root, "rejects", "_unknown", [
+        {"source_file": "logs.jsonl", "source_line": 7, "game_id": None, "code": "bad_json", "step": None,
+         "rule": "paipu.json", "message": "not valid JSON", "raw_sha256": "00", "raw": "{oops"}], schema)
+    _write(root, "rejects", "guilin", [
+        {"source_file": "logs.jsonl", "source_line": 9, "game_id": "rejected-1", "code": "schema", "step": None,
+         "rule": "paipu.schema", "message": "missing `deal`", "raw_sha256": "01", "raw": "{}"}], schema)
+
+
+def _games(root: Path) -> None:
+    games, seats = [], []
+    for gid, rs, valid, err, outcome, winner, kind, pts, tuo, units, xing, types in GAMES:
+        if gid == "bad-illegal":  # seat 0 draws out of turn at step 3
+            rec = json.loads(_record(gid))
+            rec["actions"][3]["seat"] = 0
+            raw = json.dumps(rec)
+        elif gid == "bad-mismatch":
+            rec = json.loads(_record(gid))
+            rec["result"]["points"] = 25
+            raw = json.dumps(rec)
+        else:
+            raw = _record(gid)
+        games.append({
+            "game_id": gid, "ruleset_id": rs, "rules_json": "{}", "engine_version": "0.1.0",
+            "record_sha256": gid, "source_file": "logs.jsonl", "source_line": len(games) + 1, "started_at": NOW,
+            "table_id": "t1", "round": 1, "stake": 1, "n_seats": 3, "dealer": 0, "valid": valid,
+            "error_code": err and err[0], "error_rule": err and ("paipu.turn" if err[0] != "result_mismatch" else "paipu.result"),
+            "error_message": err and (f"result.points: claimed 25, computed 21" if err[0] == "result_mismatch"
+                                      else "seat 0 may not draw now"),
+            "error_step": err and err[1], "n_errors": 1 if err else 0, "n_actions": 9, "outcome": outcome,
+            "winner": winner, "win_card": "d7" if outcome == "win" else None,
+            "win_from": 2 if kind == "dianpao" else None, "win_kind": kind, "points": pts, "units": units,
+            "tuo": tuo, "hand_types": types, "xing_count": xing,
+            "breakdown_json": json.dumps({"tuo": tuo}) if tuo else None, "claimed": True,
+            "claim_matches": None if outcome is None else gid != "bad-mismatch", "wall_left": 16,
+            "record_json": raw, "ingested_at": NOW})
+        for s in range(3):
+            seats.append({"game_id": gid, "ruleset_id": rs, "seat": s, "player_id": f"p:{'abc'[s]}",
+                          "is_dealer": s == 0, "is_winner": winner == s, "score": None if outcome is None else
+                          ((12 if s == winner else -6) if outcome == "win" else 0),
+                          "dianpao": False, "n_melds": 0, "valid": valid})
+    gschema = {"game_id": pl.String, "ruleset_id": pl.String, "rules_json": pl.String, "engine_version": pl.String,
+               "record_sha256": pl.String, "source_file": pl.String, "source_line": pl.Int64,
+               "started_at": pl.Datetime("us", "UTC"), "table_id": pl.String, "round": pl.Int64, "stake": pl.Int64,
+               "n_seats": pl.Int64, "dealer": pl.Int64, "valid": pl.Boolean, "error_code": pl.String,
+               "error_rule": pl.String, "error_message": pl.String, "error_step": pl.Int64, "n_errors": pl.Int64,
+               "n_actions": pl.Int64, "outcome": pl.String, "winner": pl.Int64, "win_card": pl.String,
+               "win_from": pl.Int64, "win_kind": pl.String, "points": pl.Int64, "units": pl.Int64, "tuo": pl.Int64,
+               "hand_types": pl.List(pl.String), "xing_count": pl.Int64, "breakdown_json": pl.String,
+               "claimed": pl.Boolean, "claim_matches": pl.Boolean, "wall_left": pl.Int64, "record_json": pl.String,
+               "ingested_at": pl.Datetime("us", "UTC")}
+    sschema = {"game_id": pl.String, "ruleset_id": pl.String, "seat": pl.Int64, "player_id": pl.String,
+               "is_dealer": pl.Boolean, "is_winner": pl.Boolean, "score": pl.Int64, "dianpao": pl.Boolean,
+               "n_melds": pl.Int64, "valid": pl.Boolean}
+    _write(root, "games", "guilin", games, gschema)
+    _write(root, "seats", "guilin", seats, sschema)
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("wh_full")
+    _games(root)
+    _rejects(root)
+    (root / "_meta").mkdir()
+    return root
+
+
+@pytest.fixture(scope="module")
+def empty(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("wh_empty")
+    (root / "_meta").mkdir()
+    return root
+
+
+@pytest.fixture(scope="module")
+def rejects_only(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("wh_rejects")
+    _rejects(root)
+    return root
+
+
+def _open(monkeypatch, warehouse: Path | None, page: str, **params: str) -> AppTest:
+    if warehouse is None:
+        monkeypatch.delenv("PAIPU_WAREHOUSE", raising=False)
+    else:
+        monkeypatch.setenv("PAIPU_WAREHOUSE", str(warehouse))
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    if page != PAGES[0]:
+        at.switch_page(page)
+    for k, v in params.items():
+        at.query_params[k] = v
+    if page != PAGES[0] or params:
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _text(at: AppTest) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "title",
+                                  "subheader", "code") for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("which", ["full", "empty", "rejects_only"])
+def test_every_page_renders(request, monkeypatch, page, which):
+    _open(monkeypatch, request.getfixturevalue(which), page)
+
+
+def test_overview_numbers(monkeypatch, full):
+    at = _open(monkeypatch, full, PAGES[0])
+    m = _metrics(at)
+    assert m["对局 games"] == "6" and m["有效 valid"] == "4" and m["无效 invalid"] == "2"
+    assert m["拒收 rejected lines"] == "2"
+    assert m["庄家胡率 dealer win rate"] == DEALER_RATE
+    assert m["闲家胡率 non-dealer win rate"] == NON_DEALER_RATE
+    assert m["荒庄率 draw rate"] == DRAW_RATE
+    assert m["平均胡 mean hu"] == "22.0"  # (21 + 15 + 30) / 3
+    assert m["平均舵 mean tuo"] == "3.3"
+    assert len(at.get("arrow_vega_lite_chart")) >= 4
+
+
+def test_overview_filters(monkeypatch, full):
+    at = _open(monkeypatch, full, PAGES[0])
+    at.toggle(key="f_valid").set_value(False).run()  # bad-mismatch (seat 1 wins) joins the statistics
+    assert _metrics(at)["庄家胡率 dealer win rate"] == "40.0%"
+    at.multiselect(key="f_rulesets").set_value(["guilin-abc"]).run()
+    m = _metrics(at)
+    assert m["对局 games"] == "1" and m["庄家胡率 dealer win rate"] == "100.0%"
+
+
+def test_hand_types(monkeypatch, full):
+    at = _open(monkeypatch, full, PAGES[1])
+    assert _metrics(at)["胡牌局 wins"] == "3"
+    table = at.dataframe[0].value
+    row = table[table["牌型 hand type"] == "自摸 (zimo)"]
+    assert int(row["局 wins"].iloc[0]) == 1
+    assert len(at.get("arrow_vega_lite_chart")) == 4
+
+
+def test_audit_deep_link_invalid(monkeypatch, full):
+    at = _open(monkeypatch, full, PAGES[2], game="bad-illegal")
+    text = _text(at)
+    assert "bad-illegal" in text
+    assert "无效 invalid" in at.error[0].value and "illegal_action" in at.error[0].value
+    assert at.slider[0].value == 3  # opens at the first failing step
+    assert at.query_params["step"] == "3"
+    assert "小八" in text  # the event card, as a card name
+
+
+def test_audit_deep_link_valid_and_step(monkeypatch, full):
+    at = _open(monkeypatch, full, PAGES[2], game="example-guilin-1", step="4")
+    assert at.success[0].value.startswith("✅ 有效 valid")
+    assert at.slider[0].value == 4
+    body = _text(at)
+    assert "扫" in body and "#c62828" in body  # 扫 小八; red cards (小二, 柒, …) shown red
+    diff = at.dataframe[-1].value
+    assert set(diff["一致 match"]) <= {"✓", "—"}
+    at.button[1].click().run()  # next step
+    assert at.slider[0].value == 5 and at.query_params["step"] == "5"
+
+
+def test_audit_claim_mismatch(monkeypatch, full):
+    at = _open(monkeypatch, full, PAGES[2], game="bad-mismatch")
+    diff = at.dataframe[-1].value
+    row = diff[diff["字段 field"] == "胡 hu"]
+    assert row["申报 claimed"].iloc[0] == "25" and row["计算 computed"].iloc[0] == "21"
+    assert row["一致 match"].iloc[0].startswith("✗")
+
+
+def test_audit_sql_injection_is_harmless(monkeypatch, full):
+    evil = "x' OR '1'='1' --"
+    at = _open(monkeypatch, full, PAGES[2], game=evil)
+    assert any("未找到" in w.value and "not found" in w.value for w in at.warning)
+    assert not at.slider and not at.success and not at.error
+    assert "example-guilin-1" not in _text(at)
+
+
+def test_audit_rejected_id(monkeypatch, rejects_only):
+    at = _open(monkeypatch, rejects_only, PAGES[2], game="rejected-1")
+    assert any("拒收" in w.value for w in at.warning)
+    assert at.dataframe[0].value["code"].iloc[0] == "schema"
+
+
+def test_empty_and_rejects_only_messages(monkeypatch, empty, rejects_only):
+    at = _open(monkeypatch, empty, PAGES[0])
+    assert "空" in at.info[0].value
+    at = _open(monkeypatch, rejects_only, PAGES[0])
+    assert _metrics(at)["拒收 rejected lines"] == "2"
+    assert "只有拒收" in at.warning[0].value
+    at = _open(monkeypatch, rejects_only, PAGES[1])
+    assert "没有对局" in at.info[0].value
+
+
+def test_no_warehouse_configured(monkeypatch):
+    at = _open(monkeypatch, None, PAGES[0])
+    assert "PAIPU_WAREHOUSE" in at.info[0].value
+
+
+def test_connection_is_hardened(full):
+    con = data.connect(full)
+    assert con.sql("SELECT count(*) FROM games").fetchone()[0] == 6
+    for sql in ("SELECT * FROM read_csv('/etc/passwd')", "SET enable_external_access = true",
+                "ATTACH '/tmp/paipu-test.db'"):
+        with pytest.raises(duckdb.Error):
+            con.sql(sql).fetchall()
+
+
+def test_audit_cli(full):
+    app = typer.Typer()
+    app.command()(audit_cmd)
+    res = CliRunner().invoke(app, ["bad-mismatch", "--warehouse", str(full)])
+    assert res.exit_code == 0, res.output
+    assert "无效 invalid" in res.output and "result_mismatch" in res.output and "小八" in res.output
+    res = CliRunner().invoke(app, ["nope' OR 1=1 --", "--warehouse", str(full)])
+    assert res.exit_code == 1 and "not found" in res.output
