@@ -180,7 +180,7 @@ def test_overview_numbers(monkeypatch, full):
     assert m["荒庄率 draw rate"] == DRAW_RATE
     assert m["平均胡 mean hu"] == "22.0"  # (21 + 15 + 30) / 3
     assert m["平均舵 mean tuo"] == "3.3"
-    assert len(at.get("arrow_vega_lite_chart")) >= 4
+    assert len(at.get("vega_lite_chart")) >= 4
 
 
 def test_overview_filters(monkeypatch, full):
@@ -198,7 +198,7 @@ def test_hand_types(monkeypatch, full):
     table = at.dataframe[0].value
     row = table[table["牌型 hand type"] == "自摸 (zimo)"]
     assert int(row["局 wins"].iloc[0]) == 1
-    assert len(at.get("arrow_vega_lite_chart")) == 4
+    assert len(at.get("vega_lite_chart")) == 4
 
 
 def test_audit_deep_link_invalid(monkeypatch, full):
