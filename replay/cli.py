@@ -115,9 +115,6 @@ def simulate_cmd(
         typer.echo(f"paipu simulate: variant {variant!r} is not implemented (implemented: "
                    f"{', '.join(v.id for v in variants.VARIANTS.values() if v.implemented)})", err=True)
         raise typer.Exit(2)
-    if bots not in ("heuristic", "random"):
-        typer.echo("paipu simulate: --bots is heuristic or random", err=True)
-        raise typer.Exit(2)
     try:
         overrides: dict[str, Any] = parse_overrides(rules, spec.options)
     except ValueError as e:

@@ -26,10 +26,16 @@ EPOCH = datetime(2026, 11, 1, 12, 0, tzinfo=timezone(timedelta(hours=8)))
 
 
 def _bots(variant: str, name: str):
-    if variant == "guilin":
-        from replay.variants.guilin.bots import BOTS
-        return BOTS[name]
-    raise ValueError(f"no bots for variant {variant!r}")
+    """The bot class ``name`` of ``variant`` (``replay/variants/<id>/bots.py`` defines ``BOTS``)."""
+    import importlib
+
+    try:
+        table = importlib.import_module(f"replay.variants.{variant}.bots").BOTS
+    except ModuleNotFoundError:
+        raise ValueError(f"no bots for variant {variant!r}") from None
+    if name not in table:
+        raise ValueError(f"bots {name!r} not known for {variant}; known: {', '.join(table)}")
+    return table[name]
 
 
 def deal_cards(spec: variants.VariantSpec, n: int, dealer: int, rng: random.Random) -> Deal:
@@ -102,8 +108,8 @@ def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules
     if not spec.implemented:
         raise ValueError(f"variant {variant!r} is not implemented yet")
     bot_cls = _bots(variant, bots)
-    n = spec.players[0]
     rules = dict(rules or {})
+    n = int(rules.get("players", spec.players[0]))  # a variant with several seat counts has a `players` option
     todo = range(start, start + games) if deals is None else range(len(deals))
     for i in todo:
         rng = random.Random(f"paipu:{variant}:{seed}:{i}")

@@ -51,26 +51,34 @@ class VariantSpec:
         return self.state is not None
 
 
-def _registry() -> dict[str, VariantSpec]:
-    from replay.variants.guilin import SPEC as GUILIN
+# The eight ids of spec §7 with their seed, deck, seat counts and acts (spec §4). A variant is
+# implemented when ``replay/variants/<id>/__init__.py`` exists and defines ``SPEC``.
+_CONTRACT = (
+    ("guilin", "001_b125067d32c1f7d7.txt", ZIPAI, (3,), {"chi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"}),
+    ("zipai", "004_d2ed00504ff040a5.txt", ZIPAI, (3,), {"chi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"}),
+    ("yuanjiang_guihuzi", "003_50360bd1f53fc819.txt", ZIPAI, (3,), {"chi", "peng", "wai", "liu", "piao"}),
+    ("tongcheng_gezi", "000_b93a380aaaa9b6e3.txt", HUAPAI, (3, 4), {"jian", "peng", "zhao", "guan_sheng", "hua"}),
+    ("sanjing_huapai", "002_f9a80b28e0fcbf1a.txt", HUAPAI, (3,), {"dui", "zhao", "zha", "kai_fan"}),
+    ("wujing_huapai", "002_f9a80b28e0fcbf1a.txt", HUAPAI, (3,), {"dui", "zhao", "zha", "kai_fan"}),
+    ("shuangbiegan_huapai", "002_f9a80b28e0fcbf1a.txt", HUAPAI_LAI, (3,), {"dui", "zhao", "zha", "kai_fan"}),
+    ("shangdaren", "002_f9a80b28e0fcbf1a.txt", SHANGDAREN, (3, 4), {"chi", "dui", "kai_mao", "mao"}),
+)
 
-    stub = [
-        VariantSpec("zipai", "004_d2ed00504ff040a5.txt", ZIPAI, (3,),
-                    _BASE | {"chi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"}),
-        VariantSpec("yuanjiang_guihuzi", "003_50360bd1f53fc819.txt", ZIPAI, (3,),
-                    _BASE | {"chi", "peng", "wai", "liu", "piao"}),
-        VariantSpec("tongcheng_gezi", "000_b93a380aaaa9b6e3.txt", HUAPAI, (3, 4),
-                    _BASE | {"jian", "peng", "zhao", "guan_sheng", "hua"}),
-        VariantSpec("sanjing_huapai", "002_f9a80b28e0fcbf1a.txt", HUAPAI, (3,),
-                    _BASE | {"dui", "zhao", "zha", "kai_fan"}),
-        VariantSpec("wujing_huapai", "002_f9a80b28e0fcbf1a.txt", HUAPAI, (3,),
-                    _BASE | {"dui", "zhao", "zha", "kai_fan"}),
-        VariantSpec("shuangbiegan_huapai", "002_f9a80b28e0fcbf1a.txt", HUAPAI_LAI, (3,),
-                    _BASE | {"dui", "zhao", "zha", "kai_fan"}),
-        VariantSpec("shangdaren", "002_f9a80b28e0fcbf1a.txt", SHANGDAREN, (3, 4),
-                    _BASE | {"chi", "dui", "kai_mao", "mao"}),
-    ]
-    return {v.id: v for v in [GUILIN, *stub]}
+
+def _registry() -> dict[str, VariantSpec]:
+    import importlib
+
+    out: dict[str, VariantSpec] = {}
+    for vid, seed, deck, players, acts in _CONTRACT:
+        try:
+            mod = importlib.import_module(f"replay.variants.{vid}")
+        except ModuleNotFoundError as e:
+            if e.name != f"replay.variants.{vid}":
+                raise
+            mod = None
+        spec = getattr(mod, "SPEC", None)
+        out[vid] = spec if spec is not None else VariantSpec(vid, seed, deck, players, _BASE | acts)
+    return out
 
 
 VARIANTS: dict[str, VariantSpec] = _registry()

@@ -44,7 +44,7 @@ class GuilinState(GameState):
         self.peng_passed: list[set[int]] = [set() for _ in range(n)]  # for 过扫 (001 §过扫)
         self.draws = 0
         self.discards = 0
-        self.after_forced: tuple[int, int, str] | None = None  # (seat, card, win_from) may 胡 now
+        self.after_forced: tuple[int, int, str, int] | None = None  # (seat, card, win_from, src): may 胡 now
         self.win: dict[str, Any] | None = None
         self.claims: list[int] = [0] * n
         self.skip_discard: str | None = None  # "chong_duo" / "no_card": this seat's claim is not followed by a discard
@@ -225,7 +225,7 @@ class GuilinState(GameState):
                 raise self.fail("illegal_action", "guilin.hu", f"seat {s} has no card to win on now (it must discard)")
             if not self.can_win(s, None, None):
                 raise self.fail("not_a_win", "guilin.hu_shape", self._not_win_reason(s, None, None))
-            self.end_win(s, af[1], af[2], after_forced=True)
+            self.end_win(s, af[1], af[2], af[3], after_forced=True)
             return
         if self.skip_discard and ev.act != "hu":
             raise self.fail("illegal_action", "guilin.chong_duo",
@@ -276,11 +276,11 @@ class GuilinState(GameState):
                 self.peng_passed[o.seat].add(c)
         h = self.hands[s]
         if w.kind == "start":
-            self.end_win(s, None, None)
+            self.end_win(s, None, None, None)
             return
         win_from = "self" if s == w.src else ("flip" if w.kind == "flip" else "discard")
         if act == "hu":
-            self.end_win(s, c, win_from)
+            self.end_win(s, c, win_from, w.src)
             return
         self.claims[s] += 1
         if act in ("sao", "guo_sao"):
@@ -307,7 +307,7 @@ class GuilinState(GameState):
                     h[k] -= 1
                 self.melds[s].append(("bi", tuple(sorted(kinds))))
         forced = act in SAO_KINDS + FOUR
-        self.after_forced = (s, c, win_from) if forced and self.can_win(s, None, None) else None
+        self.after_forced = (s, c, win_from, w.src) if forced and self.can_win(s, None, None) else None
         chong_duo = act in FOUR and self.fours(s) >= 2
         if chong_duo or not any(self.free(s)):
             # 重舵: no discard (001 §技巧攻略); a seat left with nothing to discard likewise.
@@ -373,10 +373,10 @@ class GuilinState(GameState):
                         "hand_types": [], "xing": None, "units": 0, "breakdown": None, "scores": [0] * self.n}
         self.win = None
 
-    def end_win(self, s: int, c: int | None, win_from: str | None, after_forced: bool = False) -> None:
-        """Settle a win by ``s`` (001 §玩法规则, §打10胡胡牌规则, §翻上中下醒; docs/rules/guilin.md §settlement)."""
+    def end_win(self, s: int, c: int | None, win_from: str | None, card_src: int | None, after_forced: bool = False) -> None:
+        """Settle a win by ``s`` on card ``c`` from ``card_src`` (001 §玩法规则, §打10胡胡牌规则,
+        §翻上中下醒; docs/rules/guilin.md §Settlement)."""
         self.phase = Phase.OVER
-        w_src = self.window.src if self.window else None
         hand_types: list[str] = []
         if win_from is None:  # 天胡 / 三笼五坎 at the start
             split = self.split(s, None, None)
@@ -396,7 +396,7 @@ class GuilinState(GameState):
             split = self.split(s, None if after_forced else c, win_from)
             assert split is not None
             groups, points = split.groups, split.points
-            src = None if win_from == "self" else self._src_of_win
+            src = None if win_from == "self" else card_src
             kind = {"self": "zimo", "flip": "flip", "discard": "dianpao"}[win_from]
             if win_from == "self":
                 hand_types.append("zimo")
@@ -429,15 +429,6 @@ class GuilinState(GameState):
             "xing": {"cards": [ZIPAI.codes[zhong]] if zhong is not None else [], "count": xing},
             "units": units, "breakdown": bd, "scores": scores,
         }
-
-    @property
-    def _src_of_win(self) -> int | None:
-        return self._last_src
-
-    def apply(self, ev: Event) -> None:
-        if self.window is not None and self.window.kind != "start":
-            self._last_src = self.window.src
-        super().apply(ev)
 
     def finish(self, n_actions: int) -> None:
         if self.phase is Phase.DISCARD and self.skip_discard and self.wall_left == 0:
