@@ -250,6 +250,11 @@ class GameState:
     def explain_bad_event(self, ev: Event, w: Window, opts: list[Option]) -> None:
         """Raise a more precise error for an option taken with the wrong cards."""
 
+    def pending_declarations(self) -> list[Event]:
+        """Forced start-of-hand events still owed, in order (e.g. laying down dealt fours); the
+        simulator plays them before the start window. Default: none."""
+        return []
+
     def result(self) -> dict[str, Any]:
         """The computed settlement (spec §5), every key present."""
         assert self.outcome is not None

@@ -66,7 +66,10 @@ def play(record: Record, rules: Mapping[str, Any], bots: list) -> Record:
         log.append(ev)
 
     while state.phase is not Phase.OVER:
-        if state.phase is Phase.DRAW:
+        owed = state.pending_declarations() if state.phase is Phase.START else []
+        if owed:
+            do(owed[0])
+        elif state.phase is Phase.DRAW:
             do(state.legal_events()[0])
         elif state.phase is Phase.DISCARD:
             s = state.turn

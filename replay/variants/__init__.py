@@ -65,6 +65,9 @@ _CONTRACT = (
 )
 
 
+LOAD_ERRORS: dict[str, str] = {}  # variant id -> why its folder failed to import
+
+
 def _registry() -> dict[str, VariantSpec]:
     import importlib
 
@@ -74,7 +77,10 @@ def _registry() -> dict[str, VariantSpec]:
             mod = importlib.import_module(f"replay.variants.{vid}")
         except ModuleNotFoundError as e:
             if e.name != f"replay.variants.{vid}":
-                raise
+                LOAD_ERRORS[vid] = repr(e)
+            mod = None
+        except Exception as e:  # a broken variant must not take the others down; its tests will say why
+            LOAD_ERRORS[vid] = repr(e)
             mod = None
         spec = getattr(mod, "SPEC", None)
         out[vid] = spec if spec is not None else VariantSpec(vid, seed, deck, players, _BASE | acts)

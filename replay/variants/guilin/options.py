@@ -1,26 +1,58 @@
-"""桂林字牌 rule options. Each open reading of seed 001 is an option; defaults follow the seed's
-first-listed reading or its literal words (docs/rules/guilin.md says why, option by option)."""
+"""Rule options of the 桂林字牌 / 字牌 family (guilin = seed 001, zipai = seed 004).
+
+One option list serves both variants with different defaults, so that every difference between
+them is an option of the shared code (an operator can run guilin with 翻醒 or zipai with 逢5进1).
+Defaults follow each seed's first-listed or literal reading; docs/rules/guilin.md and
+docs/rules/zipai.md say why, option by option.
+"""
+
+from __future__ import annotations
 
 from replay.options import RuleOption
 
-S = "001_b125067d32c1f7d7.txt"
+G = "001_b125067d32c1f7d7.txt"
+Z = "004_d2ed00504ff040a5.txt"
 
-OPTIONS = (
-    RuleOption("tuo_step", 5, (5, 3), f"{S} §玩法规则 1–2",
-               "胡 per extra 舵 above 10: 5 = 逢5进1 (first listed), 3 = 逢3进1."),
-    RuleOption("zimo_bonus", "plus1", ("plus1", "double"), f"{S} §玩法规则 (自摸+1舵(也可以定为翻倍))",
-               "自摸: +1 舵 (as written) or ×2 舵 (the alternative the seed names)."),
-    RuleOption("dian_pao_bu_zhun_hu", False, (False, True), f"{S} §点炮不准胡规则",
-               "True: only cards flipped from the wall can be won, never a discard."),
-    RuleOption("xing_mode", "shangzhongxia", ("shangzhongxia",), f"{S} §翻上中下醒",
-               "上中下醒: the first card left in the wall is 中醒; one higher 上, one lower 下, wrapping."),
-    RuleOption("sao_kai_duo_on_discard", False, (False, True), f"{S} §开舵 (扫的开舵: 无论谁摸出第4张牌)",
-               "False: only a drawn 4th card opens a 扫 (the seed says 摸出); True: a discarded one too."),
-    RuleOption("bi_without_group", "allowed", ("allowed", "blocks"), f"{S} §技巧攻略 下张(下伙)",
-               "A copy of the eaten card left in hand that can form no 吃 shape: 'allowed' (the seed obliges "
-               "only a copy that can) or 'blocks' (the 跑胡子 reading: no 吃 at all)."),
-    RuleOption("hu_triple", "peng", ("peng", "zero"), "004_d2ed00504ff040a5.txt §胡息及舵 1 (胡牌不算胡息)",
-               "A hand pair completed by another seat's winning card: counted as a 碰 (3/1) or 0 胡 as 004 says."),
-    RuleOption("sanlong_wukan_long_as_kan", True, (True, False), f"{S} §玩法规则 (三笼五坎)",
-               "Whether a dealt 4-of-a-kind (笼) also counts as one of the five 坎."),
-)
+# name: (allowed, guilin default, zipai default, source, doc)
+_TABLE: dict[str, tuple[tuple, object, object, str, str]] = {
+    "tuo_step": ((5, 3), 5, 3, f"{G} §玩法规则 1–2; {Z} §胡息及舵 2–5",
+                 "胡 per extra 舵 above 10: 5 = 逢5进1, 3 = 逢3进1 (zipai: 10–12 → 1, 13–15 → 2, …)."),
+    "zimo_bonus": (("plus1", "double"), "plus1", "double", f"{G} §玩法规则 (自摸+1舵(也可以定为翻倍)); {Z} §胡息及舵 6",
+                   "自摸: +1 舵 or ×2 舵."),
+    "haidi_double": ((False, True), False, True, f"{Z} §胡息及舵 6 (海底胡 ×2)",
+                     "海底 (winning on the last card of the wall): ×2 舵."),
+    "dian_pao_bu_zhun_hu": ((False, True), False, False, f"{G} §点炮不准胡规则",
+                            "True: only cards flipped from the wall can be won, never a discard."),
+    "fang_pao_bi_hu": ((False, True), False, True, f"{Z} §3.打牌 6 (放炮必胡)",
+                       "True: a seat that can win on a discard must (a forced 胡)."),
+    "sanlong_wukan": ((True, False), True, False, f"{G} §玩法规则 (三笼五坎); absent from {Z}",
+                      "三笼五坎 (three dealt fours or five dealt 坎) wins at the start."),
+    "sanlong_wukan_long_as_kan": ((True, False), True, True, f"{G} §玩法规则 (三笼五坎)",
+                                  "Whether a dealt four (笼) also counts as one of the five 坎."),
+    "dealt_four": (("in_hand", "lay_down_pairs"), "in_hand", "lay_down_pairs", f"{G} §玩法规则 (起手摸到手上的四张); {Z} §3.打牌 4",
+                   "in_hand: a dealt four stays in the hand, locked. lay_down_pairs: one dealt four stays in hand; "
+                   "two or more are laid face down (sao_chuan) before the first discard and one replacement card is "
+                   "drawn into the hand (to_hand)."),
+    "xing_mode": (("shangzhongxia", "fanxing"), "shangzhongxia", "fanxing", f"{G} §翻上中下醒; {Z} §胡息及舵 7",
+                  "上中下醒: the turned card and its neighbours count; 翻醒: the turned card counts, turning again on 4."),
+    "fanxing_offset": ((0, 1), 0, 0, f"{Z} §胡息及舵 7 (翻+1做醒)",
+                       "翻醒: 0 = the turned card is the 醒; 1 = the card one above it is (a reading of 翻+1做醒)."),
+    "score_parts": (("tuo", "fen"), "tuo", "fen", f"{Z} §5 (醒分=难度×醒, 胡牌分数=舵数×…×难度)",
+                    "How `breakdown` names the parts: tuo/zimo/xing (guilin) or hu_fen/xing_fen (zipai)."),
+    "sao_kai_duo_on_discard": ((False, True), False, False, f"{G} §开舵 (扫的开舵: 无论谁摸出第4张牌)",
+                               "False: only a drawn 4th card opens a 扫 (the seed says 摸出); True: a discarded one too."),
+    "bi_without_group": (("allowed", "blocks"), "allowed", "allowed", f"{G} §技巧攻略 下张(下伙); {Z} §3 4",
+                         "A copy of the eaten card left in hand that can form no 吃 shape: 'allowed' (only a copy "
+                         "that can is owed) or 'blocks' (the 跑胡子 reading: no 吃 at all)."),
+    "hu_triple": (("peng", "zero"), "peng", "zero", f"{Z} §胡息及舵 1 (胡牌不算胡息)",
+                  "A hand pair completed by another seat's winning card: counted as a 碰 (3/1) or 0 胡."),
+}
+
+
+def family_options(variant: str) -> tuple[RuleOption, ...]:
+    """The options of ``guilin`` or ``zipai`` with that variant's defaults."""
+    col = 1 if variant == "guilin" else 2
+    return tuple(RuleOption(name, row[col], row[0], row[3], row[4]) for name, row in _TABLE.items())
+
+
+OPTIONS = family_options("guilin")

@@ -249,26 +249,35 @@ def xing_count(zhong: int | None, held: Sequence[int]) -> int:
 SPECIAL = ("tianhu", "dihu", "sanlong_wukan")
 
 
-def settle_units(points: int, hand_types: Sequence[str], xing: int, tuo_step: int, zimo_bonus: str) -> tuple[int, dict[str, int]]:
-    """Units of one losing share and their breakdown (001 §玩法规则).
+def settle_units(points: int, hand_types: Sequence[str], xing: int, rules) -> tuple[int, dict[str, int]]:
+    """Units of one losing share and their breakdown.
 
-    舵 = :func:`tuo`; ×2 for 天胡 / 地胡 / 三笼五坎; 自摸 +1 舵 (``zimo_bonus='plus1'``) or ×2
-    (``'double'``); + 1 per 醒. The breakdown's parts add up to the units:
-    ``{"tuo", <special>?, "zimo"?, "xing"}``.
+    舵 = :func:`tuo` (option ``tuo_step``); ×2 for 天胡 / 地胡 / 三笼五坎 (001 §玩法规则: x2舵;
+    004 §胡息及舵 6); ×2 for 海底 (``haidi`` in ``hand_types``, 004 §胡息及舵 6); 自摸 +1 舵
+    (``zimo_bonus='plus1'``) or ×2 (``'double'``); then + 醒 (001: 每一张 1舵; 004 §5: 醒分).
+    ``rules`` is a mapping with ``tuo_step``, ``zimo_bonus`` and ``score_parts``.
 
+    :returns: (units, breakdown). With ``score_parts='tuo'`` the breakdown is
+        ``{"tuo", <special>?, "haidi"?, "zimo"?, "xing"}``, with ``'fen'`` it is
+        ``{"hu_fen", "xing_fen"}`` (004 §5); its parts add up to the units.
     :raises ValueError: ``points`` under 10.
     """
-    base = tuo(points, tuo_step)
+    base = tuo(points, rules["tuo_step"])
     units = base
     bd: dict[str, int] = {"tuo": base}
     special = next((t for t in hand_types if t in SPECIAL), None)
     if special:
         bd[special] = units
         units *= 2
+    if "haidi" in hand_types:
+        bd["haidi"] = units
+        units *= 2
     if "zimo" in hand_types:
-        bonus = 1 if zimo_bonus == "plus1" else units
+        bonus = 1 if rules["zimo_bonus"] == "plus1" else units
         bd["zimo"] = bonus
         units += bonus
+    if rules["score_parts"] == "fen":
+        return units + xing, {"hu_fen": units, "xing_fen": xing}
     bd["xing"] = xing
     return units + xing, bd
 
@@ -332,11 +341,18 @@ def score_case(case: dict, rules) -> dict:
         types.append("zimo")
     if w is not None and ctx.get("first_turn") and win_from == "discard" and not ctx.get("dealer"):
         types.append("dihu")
-    xc = ctx.get("xing_cards") or []
+    if ctx.get("last_card") and w is not None and win_from in ("self", "flip") and rules["haidi_double"]:
+        types.append("haidi")
+    xc = [ZIPAI.index(x) for x in ctx.get("xing_cards") or []]
     held = list(total)
     if w is not None:
         held[w] += 1
-    xing = xing_count(ZIPAI.index(xc[0]), held) if xc else 0
-    units, _ = settle_units(sp.points, types, xing, rules["tuo_step"], rules["zimo_bonus"])
+    if not xc:
+        xing = 0
+    elif rules["xing_mode"] == "shangzhongxia":
+        xing = xing_count(xc[0], held)
+    else:  # 翻醒: every turned card counts its copies (the turns after 4 are listed by the case)
+        xing = sum(held[xing_kinds(x)[0] if rules["fanxing_offset"] else x] for x in xc)
+    units, _ = settle_units(sp.points, types, xing, rules)
     out.update(win=True, units=units, hand_types=types)
     return out

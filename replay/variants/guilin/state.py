@@ -48,7 +48,17 @@ class GuilinState(GameState):
         self.win: dict[str, Any] | None = None
         self.claims: list[int] = [0] * n
         self.skip_discard: str | None = None  # "chong_duo" / "no_card": this seat's claim is not followed by a discard
-        self.window = Window(-1, self.dealer, "start", self.start_options())
+        self.variant = ruleset.variant  # rule ids read zipai.<rule> under zipai
+        # dealt_four = lay_down_pairs (004 §3.打牌 4): seats with two or more dealt fours lay them
+        # face down before the first discard, then draw one replacement into the hand.
+        self.declare: list[tuple[int, list[int]]] = []
+        if self.rules["dealt_four"] == "lay_down_pairs":
+            for pos in range(self.n):
+                seat = (self.dealer + pos) % self.n
+                fours = [k for k in range(20) if self.hands[seat][k] == 4]
+                if len(fours) >= 2:
+                    self.declare.append((seat, fours))
+        self.window = Window(-1, self.dealer, "start", [] if self.declare else self.start_options())
         self.phase = Phase.START
 
     # -- hand helpers ----------------------------------------------------------------------
@@ -91,8 +101,8 @@ class GuilinState(GameState):
         for pos in range(self.n):
             seat = (self.dealer + pos) % self.n
             tian = seat == self.dealer and self.can_win(seat, None, None)
-            if tian or self.sanlong_wukan(seat):
-                out.append(Option(seat, "hu", (R_HU, pos), False, [Event(seat=seat, act="hu")], "guilin.qi_shou_hu"))
+            if tian or (self.rules["sanlong_wukan"] and self.sanlong_wukan(seat)):
+                out.append(Option(seat, "hu", (R_HU, pos), False, [Event(seat=seat, act="hu")], "qi_shou_hu"))
         return out
 
     def window_options(self, card: int, src: int, kind: str) -> list[Option]:
@@ -105,33 +115,35 @@ class GuilinState(GameState):
             d = src
             h = self.hands[d]
             if self.meld_of(d, c, SAO_KINDS) is not None:
-                return [Option(d, "sao_chuan", (R_SAO, 0), True, [Event(seat=d, act="sao_chuan", card=code)], "guilin.sao_chuan")]
+                return [Option(d, "sao_chuan", (R_SAO, 0), True, [Event(seat=d, act="sao_chuan", card=code)], "sao_chuan")]
             if h[c] == 3:
                 return [Option(d, "sao_chuan", (R_SAO, 0), True,
-                               [Event(seat=d, act="sao_chuan", card=code, cards=[code] * 3)], "guilin.sao_chuan")]
+                               [Event(seat=d, act="sao_chuan", card=code, cards=[code] * 3)], "sao_chuan")]
             if h[c] == 2:
                 act = "guo_sao" if c in self.peng_passed[d] else "sao"
-                return [Option(d, act, (R_SAO, 0), True, [Event(seat=d, act=act, card=code, cards=[code] * 2)], f"guilin.{act}")]
+                return [Option(d, act, (R_SAO, 0), True, [Event(seat=d, act=act, card=code, cards=[code] * 2)], act)]
         order = [(src + i) % self.n for i in range(0 if flip else 1, self.n)]
         dian_pao_ok = flip or not self.rules["dian_pao_bu_zhun_hu"]
         for pos, s in enumerate(order):
             wf = "self" if s == src else ("flip" if flip else "discard")
             if dian_pao_ok and self.can_win(s, c, wf):
-                out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "guilin.hu"))
+                forced = wf == "discard" and self.rules["fang_pao_bi_hu"]  # 放炮必胡 (004 §3.打牌 6)
+                out.append(Option(s, "hu", (R_HU, pos), forced, [Event(seat=s, act="hu", card=code)],
+                                  "fang_pao_bi_hu" if forced else "hu"))
         for s in order:
             h = self.hands[s]
             if s == src:  # own flip: a 碰 on the table opens (碰的开舵, 001 §开舵)
                 if self.meld_of(s, c, ("peng",)) is not None:
-                    out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(seat=s, act="kai_duo", card=code)], "guilin.kai_duo"))
+                    out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(seat=s, act="kai_duo", card=code)], "kai_duo"))
                 continue
             if h[c] == 3:  # 起手牌开舵: 别人摸出或打出第4张后就要开舵
                 out.append(Option(s, "kai_duo", (R_DUO, 0), True,
-                                  [Event(seat=s, act="kai_duo", card=code, cards=[code] * 3)], "guilin.kai_duo"))
+                                  [Event(seat=s, act="kai_duo", card=code, cards=[code] * 3)], "kai_duo"))
             elif self.meld_of(s, c, SAO_KINDS) is not None and (flip or self.rules["sao_kai_duo_on_discard"]):
-                out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(seat=s, act="kai_duo", card=code)], "guilin.kai_duo"))
+                out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(seat=s, act="kai_duo", card=code)], "kai_duo"))
             elif h[c] == 2 and self._left_after(s, {c: 2}):  # 碰: 别家摸或打出 (001 §碰)
                 out.append(Option(s, "peng", (R_DUO, 0), False,
-                                  [Event(seat=s, act="peng", card=code, cards=[code] * 2)], "guilin.peng"))
+                                  [Event(seat=s, act="peng", card=code, cards=[code] * 2)], "peng"))
         chi_seats = [src, self.xia(src)] if flip else [self.xia(src)]  # 001 §技巧攻略: 先是自己吃...下家
         for pos, s in enumerate(chi_seats):
             if c in self.chou[s]:
@@ -139,7 +151,7 @@ class GuilinState(GameState):
             evs = [Event(seat=s, act="chi", card=code, cards=_codes(cards), bi=[_codes(g) for g in bi] or None)
                    for cards, bi in self.chi_choices(s, c)]
             if evs:
-                out.append(Option(s, "chi", (R_CHI, pos), False, evs, "guilin.chi"))
+                out.append(Option(s, "chi", (R_CHI, pos), False, evs, "chi"))
         return out
 
     def _left_after(self, seat: int, used: dict[int, int]) -> bool:
@@ -196,9 +208,9 @@ class GuilinState(GameState):
     def on_draw(self, ev: Event) -> None:
         if ev.act != "draw" or ev.seat != self.turn:
             want = f"seat {self.turn} to draw"
-            raise self.fail("out_of_turn", "guilin.turn", f"expected {want}, got `{ev.act}` by seat {ev.seat}")
+            raise self.fail("out_of_turn", "turn", f"expected {want}, got `{ev.act}` by seat {ev.seat}")
         if ev.tail:
-            raise self.fail("illegal_action", "guilin.wall", "guilin draws only from the front of the wall")
+            raise self.fail("illegal_action", "wall", "guilin draws only from the front of the wall")
         c = self.card(ev.card)
         if c != self.wall[self.front]:
             raise self.fail("wall_mismatch", "paipu.wall",
@@ -218,27 +230,27 @@ class GuilinState(GameState):
             self.on_draw(ev)
             return
         if ev.seat != s:
-            raise self.fail("out_of_turn", "guilin.turn", f"seat {s} must discard now, not seat {ev.seat} (`{ev.act}`)")
+            raise self.fail("out_of_turn", "turn", f"seat {s} must discard now, not seat {ev.seat} (`{ev.act}`)")
         if ev.act == "hu":
             af = self.after_forced
             if af is None or af[0] != s or (ev.card is not None and self.card(ev.card) != af[1]):
-                raise self.fail("illegal_action", "guilin.hu", f"seat {s} has no card to win on now (it must discard)")
+                raise self.fail("illegal_action", "hu", f"seat {s} has no card to win on now (it must discard)")
             if not self.can_win(s, None, None):
-                raise self.fail("not_a_win", "guilin.hu_shape", self._not_win_reason(s, None, None))
+                raise self.fail("not_a_win", "hu_shape", self._not_win_reason(s, None, None))
             self.end_win(s, af[1], af[2], af[3], after_forced=True)
             return
         if self.skip_discard and ev.act != "hu":
-            raise self.fail("illegal_action", "guilin.chong_duo",
+            raise self.fail("illegal_action", "chong_duo",
                             f"seat {s} does not discard now ({'重舵: 重舵的情况，摸牌后不打牌' if self.skip_discard == 'chong_duo' else 'it has no card it may discard'}); "
                             f"seat {self.xia(s)} draws next")
         if ev.act != "discard":
-            raise self.fail("illegal_action", "guilin.discard", f"seat {s} must discard now, not `{ev.act}` (先摸后打, 001 §技巧攻略)")
+            raise self.fail("illegal_action", "discard", f"seat {s} must discard now, not `{ev.act}` (先摸后打, 001 §技巧攻略)")
         c = self.card(ev.card)
         h = self.hands[s]
         if h[c] == 0:
-            raise self.fail("illegal_action", "guilin.discard", f"seat {s} holds no {ZIPAI.codes[c]} to discard")
+            raise self.fail("illegal_action", "discard", f"seat {s} holds no {ZIPAI.codes[c]} to discard")
         if h[c] >= 3:
-            raise self.fail("illegal_action", "guilin.kan_locked",
+            raise self.fail("illegal_action", "kan_locked",
                             f"{ZIPAI.codes[c]} is a dealt 坎 of seat {s}: it cannot be split or discarded (001 §技巧攻略)")
         h[c] -= 1
         self.after_forced = None
@@ -329,19 +341,19 @@ class GuilinState(GameState):
         if ev.act == "hu":
             wf = "self" if s == w.src else ("flip" if w.kind == "flip" else "discard")
             if w.kind == "discard" and s == w.src:
-                raise self.fail("illegal_action", "guilin.hu", f"seat {s} cannot win on its own discard")
+                raise self.fail("illegal_action", "hu", f"seat {s} cannot win on its own discard")
             if not self.can_win(s, c, wf):
-                raise self.fail("not_a_win", "guilin.hu_shape", self._not_win_reason(s, c, wf))
+                raise self.fail("not_a_win", "hu_shape", self._not_win_reason(s, c, wf))
             if w.kind == "discard" and self.rules["dian_pao_bu_zhun_hu"]:
-                raise self.fail("illegal_action", "guilin.dian_pao_bu_zhun_hu", "点炮不准胡: only flipped cards can be won")
+                raise self.fail("illegal_action", "dian_pao_bu_zhun_hu", "点炮不准胡: only flipped cards can be won")
             if any(o.act in ("sao", "guo_sao", "sao_chuan") for o in w.options):
                 o = next(o for o in w.options if o.act in ("sao", "guo_sao", "sao_chuan"))
                 raise self.fail("missing_forced_action", o.rule, f"seat {o.seat} had to `{o.act}` {self.label(c)} (扫/扫穿 outrank 胡)")
         if ev.act == "chi":
             if w.kind == "discard" and s != self.xia(w.src):
-                raise self.fail("out_of_turn", "guilin.chi_position", f"only the 下家 (seat {self.xia(w.src)}) may 吃 a discard (上家可碰不能吃)")
+                raise self.fail("out_of_turn", "chi_position", f"only the 下家 (seat {self.xia(w.src)}) may 吃 a discard (上家可碰不能吃)")
             if c in self.chou[s]:
-                raise self.fail("illegal_action", "guilin.chou_pai",
+                raise self.fail("illegal_action", "chou_pai",
                                 f"{self.label(c)} is a 臭牌 for seat {s}: it discarded it or passed a 吃 on it (001 §技巧攻略 臭牌)")
         forced = [o for o in w.options if o.forced and o.seat not in w.passed]
         if forced and ev.act != "hu":
@@ -356,7 +368,7 @@ class GuilinState(GameState):
         own = sorted(ZIPAI.index(x) for x in ev.cards or [])
         choices = self.chi_choices(s, w.card)
         if any(tuple(own) == o for o, _ in choices):
-            raise self.fail("illegal_action", "guilin.xia_bi",
+            raise self.fail("illegal_action", "xia_bi",
                             f"吃 {self.label(w.card)} without the 比 groups the hand owes (下比; with 比 it would be one of: "
                             f"{[[_codes(g) for g in bi] for o, bi in choices if tuple(own) == o][:3]}); the 吃 is cancelled (001 §技巧攻略 下张)")
 
@@ -410,9 +422,10 @@ class GuilinState(GameState):
                 held[k] += 1
         if c is not None and not after_forced:
             held[c] += 1
-        zhong = self.wall[self.front] if self.wall_left > 0 else None  # after 海底 there is none (spec §4)
-        xing = sc.xing_count(zhong, held)
-        units, bd = sc.settle_units(points, hand_types, xing, self.rules["tuo_step"], self.rules["zimo_bonus"])
+        if win_from in ("self", "flip") and self.wall_left == 0 and self.rules["haidi_double"]:
+            hand_types.append("haidi")  # 海底胡 (胡最后一张牌) ×2 (004 §胡息及舵 6)
+        turned, xing = self.turn_xing(held)
+        units, bd = sc.settle_units(points, hand_types, xing, self.rules)
         share = units * self.stake
         scores = [0] * self.n
         if kind == "dianpao":  # 点炮: the discarder pays for both losers (001 §打10胡胡牌规则)
@@ -422,13 +435,81 @@ class GuilinState(GameState):
                 if o != s:
                     scores[o] = -share
         scores[s] = share * (self.n - 1)
-        self.win = {"seat": s, "card": c, "kind": kind, "groups": groups, "zhong": zhong}
+        self.win = {"seat": s, "card": c, "kind": kind, "groups": groups, "xing_cards": turned}
         self.outcome = {
             "outcome": "win", "winner": s, "win_card": ZIPAI.codes[c] if c is not None else None, "from": src,
             "points": points, "hand_types": hand_types,
-            "xing": {"cards": [ZIPAI.codes[zhong]] if zhong is not None else [], "count": xing},
+            "xing": {"cards": _codes(turned), "count": xing},
             "units": units, "breakdown": bd, "scores": scores,
         }
+
+    def turn_xing(self, held: list[int]) -> tuple[list[int], int]:
+        """The 醒 cards turned from the front of the wall and the winner's 醒 count.
+
+        上中下醒 (001 §翻上中下醒): one card, counting its kind and both neighbours. 翻醒 (004 §胡息及舵 7):
+        the turned card (or the one above it, option ``fanxing_offset``) counts once per copy held;
+        holding all four turns again. After 海底 (empty wall) there is none (spec §4).
+        """
+        if self.wall_left == 0:
+            return [], 0
+        if self.rules["xing_mode"] == "shangzhongxia":
+            zhong = self.wall[self.front]
+            return [zhong], sc.xing_count(zhong, held)
+        turned, count = [], 0
+        for t in range(self.front, self.back):
+            card = self.wall[t]
+            target = sc.xing_kinds(card)[0] if self.rules["fanxing_offset"] else card
+            turned.append(card)
+            count += held[target]
+            if held[target] < 4:
+                break
+        return turned, count
+
+    def apply(self, ev: Event) -> None:
+        if self.declare and self.phase is Phase.START:
+            try:
+                self._on_declare(ev)
+            finally:
+                self.step += 1
+            return
+        super().apply(ev)
+
+    def pending_declarations(self) -> list[Event]:
+        if not (self.declare and self.phase is Phase.START):
+            return []
+        seat, fours = self.declare[0]
+        if fours:
+            return [Event(seat=seat, act="sao_chuan", cards=[ZIPAI.codes[fours[0]]] * 4)]
+        return [Event(seat=seat, act="draw", card=ZIPAI.codes[self.wall[self.front]], to_hand=True)]
+
+    def _on_declare(self, ev: Event) -> None:
+        """Start-of-hand laying down of dealt fours and the replacement draw (004 §3.打牌 4:
+        起手2扫穿放在桌面不亮，系统再发一张牌给玩家); seats in turn order from the dealer."""
+        seat, fours = self.declare[0]
+        if fours:
+            if ev.seat != seat or ev.act != "sao_chuan" or ev.card is not None or not ev.cards:
+                raise self.fail("missing_forced_action", "dealt_four",
+                                f"seat {seat} must first lay down its dealt fours "
+                                f"({', '.join(ZIPAI.codes[k] for k in fours)}) as sao_chuan (start of hand)")
+            kinds = [ZIPAI.index(x) for x in ev.cards]
+            if len(kinds) != 4 or len(set(kinds)) != 1 or kinds[0] not in fours:
+                raise self.fail("illegal_action", "dealt_four", f"seat {seat} holds no dealt four of {ev.cards}")
+            k = kinds[0]
+            fours.remove(k)
+            self.hands[seat][k] = 0
+            self.melds[seat].append(("sao_chuan", (k,) * 4))
+            return
+        if ev.seat != seat or ev.act != "draw" or not ev.to_hand:
+            raise self.fail("missing_forced_action", "dealt_four",
+                            f"seat {seat} draws one replacement card into its hand (to_hand) after laying down its fours")
+        c = self.card(ev.card)
+        if self.wall_left == 0 or c != self.wall[self.front]:
+            raise self.fail("wall_mismatch", "paipu.wall", f"the replacement {ev.card} is not the next card of the wall")
+        self.front += 1
+        self.hands[seat][c] += 1
+        self.declare.pop(0)
+        if not self.declare:
+            self.window = Window(-1, self.dealer, "start", self.start_options())
 
     def finish(self, n_actions: int) -> None:
         if self.phase is Phase.DISCARD and self.skip_discard and self.wall_left == 0:
@@ -461,6 +542,8 @@ class GuilinState(GameState):
         window may close)."""
         if self.phase is Phase.OVER:
             return []
+        if self.declare and self.phase is Phase.START:
+            return self.pending_declarations()
         if self.phase is Phase.DRAW:
             return [Event(seat=self.turn, act="draw", card=ZIPAI.codes[self.wall[self.front]])]
         if self.phase is Phase.DISCARD:

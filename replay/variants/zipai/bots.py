@@ -1,0 +1,3 @@
+"""zipai plays with guilin's bots (same family, same acts)."""
+
+from replay.variants.guilin.bots import BOTS  # noqa: F401
