@@ -214,7 +214,8 @@ def build(row: dict[str, Any], seats: pl.DataFrame | None = None) -> dict[str, A
     """The whole audit of a ``games`` row.
 
     :returns: ``{"verdict", "steps", "engine": bool, "note": str | None, "record": dict | None,
-        "claimed", "computed", "diff"}``; ``engine`` False means :func:`naive_trail` was used.
+        "claimed", "computed", "diff", "stored_differs": bool}``; ``engine`` False means
+        :func:`naive_trail` was used.
     """
     raw = row.get("record_json") or ""
     try:
@@ -235,6 +236,9 @@ def build(row: dict[str, Any], seats: pl.DataFrame | None = None) -> dict[str, A
         note = "引擎审计模块未就绪 replay.audit not available: 简易回放 simple card tracking, no rule checks or options"
     if trail is None:
         trail = naive_trail(record or {}, fallback_verdict)
+    elif not trail.get("steps") and record is not None:
+        # the engine shows no steps for a record-level error; the deal alone still helps an auditor
+        trail = {**trail, "steps": naive_trail(record, trail.get("verdict") or fallback_verdict)["steps"]}
     verdict = trail.get("verdict") or fallback_verdict
     computed = verdict.get("computed") if engine else fallback_verdict["computed"]
     if computed is None:
@@ -242,12 +246,28 @@ def build(row: dict[str, Any], seats: pl.DataFrame | None = None) -> dict[str, A
     claimed = (record or {}).get("result")
     return {"verdict": verdict, "steps": trail.get("steps") or [], "engine": engine, "note": note,
             "record": record, "claimed": claimed, "computed": computed,
-            "diff": result_diff(claimed, computed)}
+            "diff": result_diff(claimed, computed), "stored_differs": engine and _differs(verdict, fallback_verdict)}
+
+
+def _differs(now: dict[str, Any], stored: dict[str, Any]) -> bool:
+    """True when today's engine judges the game differently from the verdict stored at ingest
+    (validity or first error code): the warehouse was written by another engine version."""
+    def key(v: dict[str, Any]) -> tuple[bool, str | None]:
+        errs = [e for e in v.get("errors") or [] if e]
+        return bool(v.get("valid")), errs[0].get("code") if errs else None
+    return key(now) != key(stored)
 
 
 def first_error_step(audit: dict[str, Any]) -> int | None:
-    """Index into ``audit["steps"]`` of the first step carrying an error, or None."""
-    for i, st in enumerate(audit["steps"]):
+    """Index into ``audit["steps"]`` of the first failing step: the first step carrying an event
+    error, else the step the verdict's first error names (``result_mismatch`` is judged after the
+    last event, so no step carries it); None when neither exists."""
+    steps = audit["steps"]
+    for i, st in enumerate(steps):
         if st.get("error"):
             return i
-    return None
+    errs = [e for e in (audit.get("verdict") or {}).get("errors") or [] if e]
+    want = errs[0].get("step") if errs else None
+    if want is None:
+        return None
+    return next((i for i, st in enumerate(steps) if st.get("step") == want), None)

@@ -37,7 +37,10 @@ def dashboard_cmd(warehouse: Path = typer.Option(..., "--warehouse", help="wareh
     wh = _warehouse(warehouse, Console(stderr=True))
     cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
            "--server.port", str(port), "--browser.gatherUsageStats", "false", "--", "--warehouse", str(wh)]
-    raise typer.Exit(subprocess.call(cmd, env={**os.environ, "PAIPU_WAREHOUSE": str(wh)}))
+    env = {**os.environ, "PAIPU_WAREHOUSE": str(wh)}
+    if os.name == "posix":  # become the server, so Ctrl-C and kill reach it and leave no orphan
+        os.execve(sys.executable, cmd, env)
+    raise typer.Exit(subprocess.call(cmd, env=env))
 
 
 def _cards(codes: Any, deck: Deck) -> Text:
@@ -109,8 +112,8 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
     if steps:
         first = steps[0]
         deal = Table(title="发牌 deal", show_lines=False)
-        deal.add_column("座位 seat")
-        deal.add_column("手牌 hand")
+        deal.add_column("座位 seat", overflow="fold")
+        deal.add_column("手牌 hand", overflow="fold")
         for s in first.get("seats") or []:
             tag = " 庄" if s.get("seat") == row.get("dealer") else ""
             deal.add_row(Text(f"{s.get('seat')}{tag} {s.get('player') or ''}"),
@@ -118,7 +121,7 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
         console.print(deal)
         t = Table(title="逐步 steps")
         for col in ("步 step", "座位 seat", "动作 act", "牌 cards", "行动者手牌 acting seat's hand", "牌墙 wall"):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")
         err_idx = audit_mod.first_error_step(a)
         for i, snap in enumerate(steps[1:], start=1):
             ev = snap.get("event") or {}
@@ -130,7 +133,7 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
                       style="on dark_red" if i == err_idx else None)
         console.print(t)
         if err_idx is not None:
-            e = steps[err_idx]["error"]
+            e = steps[err_idx].get("error") or (errors[0] if errors else {})
             console.print(Text(f"首个错误 first failing step {steps[err_idx]['step']}: "
                                f"{labels.error_label(e.get('code'))} [{e.get('rule')}] {e.get('message')}",
                                style="bold red"))

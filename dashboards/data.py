@@ -1,10 +1,11 @@
 """Thin, read-only query layer over the Parquet warehouse (docs/warehouse.md), for the dashboard
 and the ``paipu audit`` command.
 
-Stand-in for ``analytics.views`` / ``analytics.queries`` until they land: :func:`connect` builds
-in-memory views over absolute Parquet globs and hardens the connection; every query function
-takes a connection (or cursor) and binds every user value as a parameter. No Streamlit here, so
-the CLI and tests use it directly.
+:func:`connect` uses ``analytics.views.connect`` when that module is importable and otherwise
+builds the same hardened in-memory views itself. The query functions stay here because the pages
+need multi-select filters and a valid-only switch that ``analytics.queries`` does not take; every
+one takes a connection and binds every user value as a parameter. No Streamlit here, so the CLI
+and tests use it directly.
 """
 
 from __future__ import annotations
@@ -105,6 +106,19 @@ def layout(warehouse: str | Path) -> tuple[bool, ...]:
 
 
 def connect(warehouse: str | Path) -> duckdb.DuckDBPyConnection:
+    """The warehouse's hardened root connection: ``analytics.views.connect`` when available,
+    else :func:`connect_local`. Take a ``cursor()`` per query.
+
+    :raises FileNotFoundError: ``warehouse`` is not a directory.
+    """
+    try:
+        from analytics.views import connect as analytics_connect
+    except ImportError:
+        return connect_local(warehouse)
+    return analytics_connect(warehouse)
+
+
+def connect_local(warehouse: str | Path) -> duckdb.DuckDBPyConnection:
     """An in-memory, hardened DuckDB connection with one view per warehouse table.
 
     Views read ``<warehouse>/<table>/**/*.parquet`` (absolute, hive-partitioned by ``variant``,
@@ -118,6 +132,8 @@ def connect(warehouse: str | Path) -> duckdb.DuckDBPyConnection:
     if not root.is_dir():
         raise FileNotFoundError(f"warehouse {root} is not a directory")
     con = duckdb.connect(":memory:")
+    con.execute("SET autoinstall_known_extensions = false")
+    con.execute("SET autoload_known_extensions = false")
     for table, schema in SCHEMAS.items():
         glob = root / table / "**" / "*.parquet"
         if next((root / table).rglob("*.parquet"), None) is not None:
@@ -129,7 +145,8 @@ def connect(warehouse: str | Path) -> duckdb.DuckDBPyConnection:
         else:
             cols = [f'CAST(NULL AS {t}) AS "{c}"' for c, t in schema.items()]
             con.execute(f'CREATE VIEW "{table}" AS SELECT {", ".join(cols)} WHERE false')
-    con.execute(f"SET allowed_directories = [{_sql_str(str(root))}]")
+    # trailing "/": allowed_directories matches prefixes, so /wh must not also allow /wh2
+    con.execute(f"SET allowed_directories = [{_sql_str(str(root) + '/')}]")
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con

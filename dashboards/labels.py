@@ -8,6 +8,7 @@ it goes into HTML.
 from __future__ import annotations
 
 import html
+import re
 from typing import Any, Iterable
 
 from replay.cards import HUAPAI, HUAPAI_LAI, SHANGDAREN, ZIPAI, Deck
@@ -27,7 +28,7 @@ VARIANTS = {
 }
 
 ACTS = {
-    "draw": "翻牌", "discard": "出牌", "hu": "胡", "pass": "过", "chi": "吃", "peng": "碰", "sao": "扫",
+    "draw": "摸牌", "discard": "出牌", "hu": "胡", "pass": "过", "chi": "吃", "peng": "碰", "sao": "扫",
     "guo_sao": "过扫", "sao_chuan": "扫穿", "kai_duo": "开舵", "wai": "歪", "liu": "溜", "piao": "飘",
     "jian": "撿", "zhao": "招", "guan_sheng": "觀生", "hua": "滑", "dui": "對", "zha": "扎",
     "kai_fan": "開泛", "kai_mao": "開毛", "mao": "毛", "bi": "比",
@@ -51,7 +52,7 @@ ERROR_CODES = {
     "out_of_turn": "未轮到", "illegal_action": "违规动作", "priority_violation": "优先权违规",
     "missing_forced_action": "缺强制动作", "not_a_win": "非胡牌", "truncated": "记录不完整",
     "trailing_actions": "结束后仍有动作", "result_mismatch": "结算不符", "duplicate_game": "重复对局",
-    "shuffle_mismatch": "洗牌摘要不符",
+    "shuffle_mismatch": "洗牌摘要不符", "engine_error": "引擎错误",
 }
 
 RESULT_FIELDS = {
@@ -134,15 +135,29 @@ def cards_html(codes: Iterable[str] | None, deck: Deck, empty: str = "—") -> s
 
 
 def option_text(option: Any, deck: Deck) -> str:
-    """A legal option from the engine in words: act names and card codes translated, rest kept."""
-    out = []
-    for tok in str(option).replace(",", " ").split():
+    """A legal option from the engine in words (``chi x1 with x2+x3`` → ``吃 小一 with 小二+小三``)."""
+    def word(m: re.Match[str]) -> str:
+        tok = m.group(0)
         if tok in ACTS:
-            out.append(ACTS[tok])
-        else:
-            label, colour = card_info(tok, deck)
-            out.append(label if colour else tok)
-    return " ".join(out)
+            return ACTS[tok]
+        label, colour = card_info(tok, deck)
+        return label if colour else tok
+    return re.sub(r"[^\s+,/()\[\]]+", word, str(option))
+
+
+def group_options(options: Iterable[Any], deck: Deck) -> list[tuple[str, list[str]]]:
+    """Options grouped by their act, in order: ``[("出牌 discard", ["小四", "小五", …]), ("过 pass", [])]``.
+
+    Fourteen ``discard xN`` lines read better as one act followed by its cards.
+    """
+    groups: dict[str, list[str]] = {}
+    for opt in options:
+        act, _, rest = str(opt).strip().partition(" ")
+        head = f"{ACTS[act]} {act}" if act in ACTS else act
+        items = groups.setdefault(head, [])
+        if rest:
+            items.append(option_text(rest, deck))
+    return list(groups.items())
 
 
 def pct(x: float | None) -> str:

@@ -163,27 +163,32 @@ def cards(codes: Any, deck: Any, empty: str = "—") -> None:
 def hbar(df: pl.DataFrame, cat: str, val: str, *, cat_title: str, val_title: str,
          fmt: str = "d", text: str | None = None) -> alt.Chart:
     """Horizontal bars (categories on the y axis read well at phone width), value printed at the end."""
-    y = alt.Y(f"{cat}:N", title=cat_title, sort=None, axis=alt.Axis(labelAngle=0, labelLimit=220))
+    # no y title: the section heading names the categories, and a vertical CJK title wastes phone width
+    y = alt.Y(f"{cat}:N", title=None, sort=None, axis=alt.Axis(labelAngle=0, labelLimit=200))
     x = alt.X(f"{val}:Q", title=val_title, axis=alt.Axis(labelAngle=0, format=fmt))
     base = alt.Chart(df).encode(y=y, x=x, tooltip=[alt.Tooltip(f"{cat}:N", title=cat_title),
                                                    alt.Tooltip(f"{val}:Q", title=val_title, format=fmt)])
     bars = base.mark_bar(color="#b23a2e")
     label_text = alt.Text(f"{text}:N") if text else alt.Text(f"{val}:Q", format=fmt)
     label = base.mark_text(align="left", dx=3).encode(text=label_text)
-    return (bars + label).properties(height=max(80, 34 * df.height))
+    return (bars + label).properties(height=max(90, 40 * df.height + 50))
 
 
 def vbar(df: pl.DataFrame, x: str, y: str, *, x_title: str, y_title: str, binned: int | None = None) -> alt.Chart:
     """Vertical bars of a distribution (``binned``: bin width for a wide numeric range)."""
     if binned:
         xenc = alt.X(f"{x}:Q", bin=alt.Bin(step=binned), title=x_title, axis=alt.Axis(labelAngle=0))
-        yenc = alt.Y(f"sum({y}):Q", title=y_title, axis=alt.Axis(labelAngle=0))
+        yenc = alt.Y(f"sum({y}):Q", title=y_title, axis=alt.Axis(labelAngle=0, titleAngle=0, titleAlign="left",
+                                                                   titleAnchor="end", titleY=-8))
     else:
         xenc = alt.X(f"{x}:O", title=x_title, axis=alt.Axis(labelAngle=0))
-        yenc = alt.Y(f"{y}:Q", title=y_title, axis=alt.Axis(labelAngle=0))
-    return alt.Chart(df).mark_bar(color="#2e5e8c").encode(x=xenc, y=yenc, tooltip=[x, y]).properties(height=220)
+        yenc = alt.Y(f"{y}:Q", title=y_title, axis=alt.Axis(labelAngle=0, titleAngle=0, titleAlign="left",
+                                                             titleAnchor="end", titleY=-8))
+    return alt.Chart(df).mark_bar(color="#2e5e8c").encode(x=xenc, y=yenc, tooltip=[x, y]).properties(height=240)
 
 
-def chart(c: alt.Chart) -> None:
-    """Show an altair chart at the container's width."""
-    st.altair_chart(c, width="stretch")
+def chart(c: alt.Chart | alt.LayerChart) -> None:
+    """Show an altair chart at the container's width and the chart's own height (Streamlit ignores
+    the height inside the spec, which squeezed the bars into one band)."""
+    h = c.height if isinstance(c.height, int) else "content"
+    st.altair_chart(c, width="stretch", height=h)

@@ -131,11 +131,10 @@ def simulate_cmd(
         size = max(1, min(500, -(-games // workers)))
         chunks = [(variant, min(size, games - s), seed, bots, overrides, s) for s in range(0, games, size)]
         if workers == 1 or len(chunks) == 1:
-            parts = map(_sim_chunk, chunks)
+            lines = [ln for part in map(_sim_chunk, chunks) for ln in part]
         else:
-            pool = ProcessPoolExecutor(workers)
-            parts = pool.map(_sim_chunk, chunks)
-        lines = [ln for part in parts for ln in part]
+            with ProcessPoolExecutor(workers) as pool:
+                lines = [ln for part in pool.map(_sim_chunk, chunks) for ln in part]
     tmp = out.with_name(out.name + ".tmp")
     with open(tmp, "wb") as fh:
         for ln in lines:

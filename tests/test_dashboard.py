@@ -18,6 +18,7 @@ import typer
 from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
+from dashboards import audit as audit_mod
 from dashboards import data
 from dashboards.cli import audit_cmd
 
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "dashboards" / "app.py"
 EXAMPLE = (ROOT / "data" / "guilin-short.jsonl").read_text(encoding="utf-8").strip()
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
-PAGES = ["pages/overview.py", "pages/hand_types.py", "pages/audit.py"]
+PAGES = ["screens/overview.py", "screens/hand_types.py", "screens/audit.py"]
 TIMEOUT = 30
 
 
@@ -42,7 +43,7 @@ GAMES = [
     ("g-dealer-dianpao", "guilin-default", True, None, "win", 0, "dianpao", 15, 2, 2, 0, []),
     ("g-draw", "guilin-default", True, None, "draw", None, None, None, None, None, None, []),
     ("g-dealer-flip", "guilin-abc", True, None, "win", 0, "flip", 30, 5, 7, 1, []),
-    ("bad-illegal", "guilin-default", False, ("illegal_action", 3), None, None, None, None, None, None, None, []),
+    ("bad-illegal", "guilin-default", False, ("out_of_turn", 3), None, None, None, None, None, None, None, []),
     ("bad-mismatch", "guilin-default", False, ("result_mismatch", 8), "win", 1, "zimo", 21, 3, 6, 2, ["zimo"]),
 ]
 # valid decided games: 4; dealer (seat 0) wins 2 of 4, others 1 of 8; one 荒庄 in 4
@@ -83,9 +84,9 @@ def _games(root: Path) -> None:
             "game_id": gid, "ruleset_id": rs, "rules_json": "{}", "engine_version": "0.1.0",
             "record_sha256": gid, "source_file": "logs.jsonl", "source_line": len(games) + 1, "started_at": NOW,
             "table_id": "t1", "round": 1, "stake": 1, "n_seats": 3, "dealer": 0, "valid": valid,
-            "error_code": err and err[0], "error_rule": err and ("paipu.turn" if err[0] != "result_mismatch" else "paipu.result"),
+            "error_code": err and err[0], "error_rule": err and ("guilin.turn" if err[0] != "result_mismatch" else "paipu.result"),
             "error_message": err and (f"result.points: claimed 25, computed 21" if err[0] == "result_mismatch"
-                                      else "seat 0 may not draw now"),
+                                      else "expected seat 2 to draw, got `draw` by seat 0"),
             "error_step": err and err[1], "n_errors": 1 if err else 0, "n_actions": 9, "outcome": outcome,
             "winner": winner, "win_card": "d7" if outcome == "win" else None,
             "win_from": 2 if kind == "dianpao" else None, "win_kind": kind, "points": pts, "units": units,
@@ -117,6 +118,7 @@ def _games(root: Path) -> None:
 
 @pytest.fixture(scope="module")
 def full(tmp_path_factory) -> Path:
+    """Warehouse: six guilin games (4 valid, 2 invalid) and two rejected lines."""
     root = tmp_path_factory.mktemp("wh_full")
     _games(root)
     _rejects(root)
@@ -126,6 +128,7 @@ def full(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def empty(tmp_path_factory) -> Path:
+    """Warehouse: an empty folder (nothing ingested yet)."""
     root = tmp_path_factory.mktemp("wh_empty")
     (root / "_meta").mkdir()
     return root
@@ -133,6 +136,7 @@ def empty(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def rejects_only(tmp_path_factory) -> Path:
+    """Warehouse: only rejected lines, no game."""
     root = tmp_path_factory.mktemp("wh_rejects")
     _rejects(root)
     return root
@@ -167,10 +171,12 @@ def _metrics(at: AppTest) -> dict[str, str]:
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("which", ["full", "empty", "rejects_only"])
 def test_every_page_renders(request, monkeypatch, page, which):
+    """Every page runs without an exception on every kind of warehouse."""
     _open(monkeypatch, request.getfixturevalue(which), page)
 
 
 def test_overview_numbers(monkeypatch, full):
+    """Overview metrics equal the fixture's numbers; the charts are drawn."""
     at = _open(monkeypatch, full, PAGES[0])
     m = _metrics(at)
     assert m["对局 games"] == "6" and m["有效 valid"] == "4" and m["无效 invalid"] == "2"
@@ -184,6 +190,7 @@ def test_overview_numbers(monkeypatch, full):
 
 
 def test_overview_filters(monkeypatch, full):
+    """The valid-only switch and the ruleset filter change the numbers."""
     at = _open(monkeypatch, full, PAGES[0])
     at.toggle(key="f_valid").set_value(False).run()  # bad-mismatch (seat 1 wins) joins the statistics
     assert _metrics(at)["庄家胡率 dealer win rate"] == "40.0%"
@@ -193,6 +200,7 @@ def test_overview_filters(monkeypatch, full):
 
 
 def test_hand_types(monkeypatch, full):
+    """Hand-type frequency counts the fixture's one 自摸 among three wins."""
     at = _open(monkeypatch, full, PAGES[1])
     assert _metrics(at)["胡牌局 wins"] == "3"
     table = at.dataframe[0].value
@@ -202,18 +210,20 @@ def test_hand_types(monkeypatch, full):
 
 
 def test_audit_deep_link_invalid(monkeypatch, full):
+    """?game=ID opens that game at its first failing step with the verdict."""
     at = _open(monkeypatch, full, PAGES[2], game="bad-illegal")
     text = _text(at)
     assert "bad-illegal" in text
-    assert "无效 invalid" in at.error[0].value and "illegal_action" in at.error[0].value
+    assert at.error[0].value.startswith("无效 invalid") and "out_of_turn" in at.error[0].value
     assert at.slider[0].value == 3  # opens at the first failing step
     assert at.query_params["step"] == "3"
     assert "小八" in text  # the event card, as a card name
 
 
 def test_audit_deep_link_valid_and_step(monkeypatch, full):
+    """?step=N is honoured; cards are shown by name and colour; next moves the URL."""
     at = _open(monkeypatch, full, PAGES[2], game="example-guilin-1", step="4")
-    assert at.success[0].value.startswith("✅ 有效 valid")
+    assert at.success[0].value.startswith("有效 valid")
     assert at.slider[0].value == 4
     body = _text(at)
     assert "扫" in body and "#c62828" in body  # 扫 小八; red cards (小二, 柒, …) shown red
@@ -224,6 +234,7 @@ def test_audit_deep_link_valid_and_step(monkeypatch, full):
 
 
 def test_audit_claim_mismatch(monkeypatch, full):
+    """A claimed field that differs is marked in the claimed-vs-computed table."""
     at = _open(monkeypatch, full, PAGES[2], game="bad-mismatch")
     diff = at.dataframe[-1].value
     row = diff[diff["字段 field"] == "胡 hu"]
@@ -232,6 +243,7 @@ def test_audit_claim_mismatch(monkeypatch, full):
 
 
 def test_audit_sql_injection_is_harmless(monkeypatch, full):
+    """An injection string as ?game= is just an unknown id."""
     evil = "x' OR '1'='1' --"
     at = _open(monkeypatch, full, PAGES[2], game=evil)
     assert any("未找到" in w.value and "not found" in w.value for w in at.warning)
@@ -240,12 +252,14 @@ def test_audit_sql_injection_is_harmless(monkeypatch, full):
 
 
 def test_audit_rejected_id(monkeypatch, rejects_only):
+    """An id whose line was rejected shows the reject, not an error."""
     at = _open(monkeypatch, rejects_only, PAGES[2], game="rejected-1")
     assert any("拒收" in w.value for w in at.warning)
     assert at.dataframe[0].value["code"].iloc[0] == "schema"
 
 
 def test_empty_and_rejects_only_messages(monkeypatch, empty, rejects_only):
+    """Empty and rejects-only warehouses get friendly messages."""
     at = _open(monkeypatch, empty, PAGES[0])
     assert "空" in at.info[0].value
     at = _open(monkeypatch, rejects_only, PAGES[0])
@@ -256,20 +270,28 @@ def test_empty_and_rejects_only_messages(monkeypatch, empty, rejects_only):
 
 
 def test_no_warehouse_configured(monkeypatch):
+    """Without a warehouse the app says how to give one."""
     at = _open(monkeypatch, None, PAGES[0])
     assert "PAIPU_WAREHOUSE" in at.info[0].value
 
 
-def test_connection_is_hardened(full):
-    con = data.connect(full)
-    assert con.sql("SELECT count(*) FROM games").fetchone()[0] == 6
-    for sql in ("SELECT * FROM read_csv('/etc/passwd')", "SET enable_external_access = true",
-                "ATTACH '/tmp/paipu-test.db'"):
+@pytest.mark.parametrize("connect", [data.connect, data.connect_local])
+def test_connection_is_hardened(full, tmp_path, connect):
+    """Views read the warehouse; other files, ATTACH and settings are refused."""
+    con = connect(full)
+    assert con.sql("SELECT count(*) FROM games").fetchall() == [(6,)]
+    assert con.sql("SELECT count(*) FROM xing").fetchall() == [(0,)]  # no shard yet: empty typed view
+    sibling = Path(str(full) + "2")  # same prefix as the warehouse, outside it
+    sibling.mkdir(exist_ok=True)
+    (sibling / "x.csv").write_text("a\n1\n")
+    for sql in ("SELECT * FROM read_csv('/etc/passwd')", f"SELECT * FROM read_csv('{sibling}/x.csv')",
+                "SET enable_external_access = true", f"ATTACH '{tmp_path}/paipu-test.db'"):
         with pytest.raises(duckdb.Error):
             con.sql(sql).fetchall()
 
 
 def test_audit_cli(full):
+    """``paipu audit`` prints verdict, steps (cards by name) and exits 1 for an unknown id."""
     app = typer.Typer()
     app.command()(audit_cmd)
     res = CliRunner().invoke(app, ["bad-mismatch", "--warehouse", str(full)])
@@ -277,3 +299,19 @@ def test_audit_cli(full):
     assert "无效 invalid" in res.output and "result_mismatch" in res.output and "小八" in res.output
     res = CliRunner().invoke(app, ["nope' OR 1=1 --", "--warehouse", str(full)])
     assert res.exit_code == 1 and "not found" in res.output
+
+
+def test_audit_without_engine_uses_simple_tracking(monkeypatch, full):
+    """While replay.audit is missing or fails, the audit still shows the steps (cards moved as
+    logged) with the verdict stored at ingest."""
+    monkeypatch.setattr(audit_mod, "engine_audit", lambda: None)
+    con = data.connect(full)
+    row = data.find_game(con, "bad-illegal")
+    a = audit_mod.build(row, data.game_seats(con, "bad-illegal", "guilin"))
+    assert not a["engine"] and a["note"]
+    assert [s["step"] for s in a["steps"]] == [-1, 0, 1, 2, 3]  # stops at the stored error step
+    assert a["steps"][-1]["error"]["code"] == "out_of_turn"
+    after_sao = audit_mod.build(data.find_game(con, "example-guilin-1"))["steps"]
+    seat2 = after_sao[5]["seats"][2]  # step 4: seat 2 扫 小八
+    assert seat2["melds"][0]["kind"] == "sao" and sorted(seat2["melds"][0]["cards"]) == ["x8"] * 3
+    assert after_sao[-1]["wall_left"] == 16

@@ -55,7 +55,7 @@ if invalid is not None and invalid.height:
         if not gid:
             return "— 选择 pick —"
         r = meta[gid]
-        step = "" if r["error_step"] is None else f" · 第 {r['error_step']} 步 step"
+        step = "" if r["error_step"] is None else f" · 第 {r['error_step']} 步 step {r['error_step']}"
         return f"{gid} · {labels.error_label(r['error_code'])}{step}"
 
     st.selectbox(f"或选择无效对局 Or pick an invalid game ({invalid.height})", ["", *meta], key="audit_pick",
@@ -65,7 +65,8 @@ if not game:
     st.info("输入对局编号，或从无效对局中选择 Enter a game id, or pick an invalid game.")
     st.stop()
 
-found = ui.game_audit(c.path, c.layout, game)
+# spec §2: ids are 1–128 chars; a longer one cannot exist, so it never reaches the cache or DuckDB
+found = ui.game_audit(c.path, c.layout, game) if len(game) <= 128 else None
 if found is None:
     st.warning("未找到对局 Game not found: " + ui.lit(game[:200]))
     st.stop()
@@ -87,6 +88,15 @@ def md(s: object) -> str:
     return out
 
 
+def md_message(s: object) -> str:
+    """An engine message for Markdown: its `quoted` parts as code spans (literal by nature), the rest
+    escaped; unbalanced backticks fall back to escaping everything."""
+    parts = str(s).split("`")
+    if len(parts) % 2 == 0:
+        return md(s)
+    return "".join(md(p) if i % 2 == 0 else f"`{p}`" for i, p in enumerate(parts))
+
+
 st.subheader("对局 Game " + ui.lit(game))
 info = [labels.zh(labels.VARIANTS, row["variant"]), "规则集 ruleset " + ui.lit(row.get("ruleset_id") or "—")]
 if dealer is not None:
@@ -101,18 +111,24 @@ st.caption(" · ".join(info))
 v = a["verdict"] or {}
 errors = [e for e in v.get("errors") or [] if e]
 if v.get("valid"):
-    st.success("✅ 有效 valid — 回放通过全部规则检查 replay passed every rule check")
+    st.success("有效 valid — 回放通过全部规则检查 replay passed every rule check", icon="✅")
 else:
     e = errors[0] if errors else {}
     where = "记录级 record-level" if e.get("step") is None else f"第 {e['step']} 步 step {e['step']}"
-    st.error(f"❌ 无效 invalid — {labels.error_label(e.get('code'))} · 规则 rule {ui.lit(e.get('rule') or '—')} · "
-             f"{where}\n\n{md(e.get('message') or '')}")
+    st.error(f"无效 invalid — {labels.error_label(e.get('code'))} · 规则 rule {ui.lit(e.get('rule') or '—')} · "
+             f"{where}\n\n{md_message(e.get('message') or '')}", icon="❌")
     n_err = row.get("n_errors") or len(errors)
     if len(errors) > 1 or n_err > 1:
         with st.expander(f"全部错误 All errors ({max(n_err, len(errors))})"):
             st.dataframe(pd.DataFrame(errors), hide_index=True)
 if a["note"]:
     st.caption("ℹ️ " + md(a["note"]))
+if a.get("stored_differs"):
+    stored = labels.error_label(row.get("error_code")) if not row.get("valid") else "有效 valid"
+    st.warning(f"入库时的裁定不同 The verdict stored at ingest differs (engine {md(row.get('engine_version'))}: "
+               f"{stored}); 上面是当前引擎的裁定 shown above is today's engine.")
+if len(a["steps"]) <= 1 and any(e.get("step") is None for e in errors):
+    st.caption("记录级错误，未逐步回放 Record-level error: replay did not start; only the deal is shown.")
 
 # --- step by step ---
 steps = a["steps"]
@@ -167,13 +183,18 @@ if steps:
         if ev.get("tail"):
             parts.append("牌底 from the tail")
         ev_html = " ".join(parts)
-    st.markdown(f"{head} · 牌墙剩余 wall left **{md(snap.get('wall_left'))}**")
+    tail = f" · 牌墙剩余 wall left **{md(snap.get('wall_left'))}**"
+    if snap.get("turn") is not None:
+        tail += f" · 轮到 turn: seat {md(snap['turn'])}"
+    if snap.get("phase"):
+        tail += f" · 阶段 phase {md(snap['phase'])}"
+    st.markdown(head + tail)
     if ev_html:
         st.markdown(ev_html, unsafe_allow_html=True)
-    if snap.get("error"):
-        e = snap["error"]
+    if snap.get("error") or (snap["step"] == err_step and errors):
+        e = snap.get("error") or errors[0]
         st.error(f"此步违规 This step fails: {labels.error_label(e.get('code'))} · 规则 rule "
-                 f"{ui.lit(e.get('rule') or '—')}\n\n{md(e.get('message') or '')}")
+                 f"{ui.lit(e.get('rule') or '—')}\n\n{md_message(e.get('message') or '')}")
 
     acting = ev.get("seat") if ev else None
     for seat in snap.get("seats") or []:
@@ -190,9 +211,11 @@ if steps:
             f'<div>{html.escape(labels.ACTS.get(str(m.get("kind")), str(m.get("kind"))))} '
             f'{labels.cards_html(m.get("cards"), deck)}'
             + (f' <small>{html.escape(str(m["points"]))} 胡</small>' if m.get("points") is not None else "")
-            + "</div>" for m in seat.get("melds") or []) or "—"
-        opts = seat.get("options") or []
-        opt_html = "、".join(html.escape(labels.option_text(o, deck)) for o in opts) if opts else "—"
+            + "</div>" for m in seat.get("melds") or []) or "<br>—"
+        groups = labels.group_options(seat.get("options") or [], deck)
+        opt_html = "<br>".join(
+            f"<b>{html.escape(act)}</b>" + (": " + html.escape("、".join(items)) if items else "")
+            for act, items in groups) or "—"
         border = "#b23a2e" if sid == acting else "#d8d2c0"
         st.markdown(
             f'<div style="border-left:4px solid {border};padding:.2em .6em;margin:.4em 0">'
@@ -200,7 +223,7 @@ if steps:
             f'<div><small>手牌 hand ({len(hand)})</small><br>{labels.cards_html(hand, deck)}</div>'
             f'<div><small>牌桌 melds</small>{melds}</div>'
             f'<div><small>弃牌 discards</small><br>{labels.cards_html(seat.get("discards"), deck)}</div>'
-            f'<div><small>可选 options</small> {opt_html}</div></div>',
+            f'<div><small>可选 options</small><br>{opt_html}</div></div>',
             unsafe_allow_html=True)
 
 # --- claimed vs computed ---

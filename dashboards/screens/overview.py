@@ -82,7 +82,7 @@ if err.height:
     st.subheader("无效原因 Invalid games by first error")
     err = err.with_columns(pl.col("error_code").map_elements(labels.error_label, return_dtype=pl.String).alias("label"))
     ui.chart(ui.hbar(err, "label", "n", cat_title="错误 error", val_title="对局 games"))
-    st.page_link("pages/audit.py", label="逐步审计无效对局 Audit the invalid games →", icon="🔍")
+    st.page_link("screens/audit.py", label="逐步审计无效对局 Audit the invalid games →", icon="🔍")
 if rej.height:
     st.subheader("拒收原因 Rejects by code")
     rej = rej.with_columns(pl.col("code").map_elements(labels.error_label, return_dtype=pl.String).alias("label"))
