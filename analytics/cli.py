@@ -98,7 +98,10 @@ def report_cmd(
     """
     if not warehouse.is_dir():
         raise typer.BadParameter(f"no warehouse folder at {warehouse}", param_hint="--warehouse")
-    con = connect(warehouse)
+    try:
+        con = connect(warehouse)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--warehouse") from None
     try:
         print_report(con, Console(), variant, ruleset, players)
     finally:

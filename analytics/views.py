@@ -2,7 +2,8 @@
 
 ``connect(dir)`` returns one root connection with the views ``games``, ``seats``, ``actions``,
 ``melds``, ``xing`` and ``rejects`` over ``<dir>/<table>/variant=*/*.parquet`` (absolute paths,
-``hive_partitioning``, ``union_by_name`` so older shards without a newer column read as NULL).
+``hive_partitioning``, ``union_by_name``), with exactly the columns of ``ingest.schema.TABLES`` plus
+``variant`` (a column that no shard has yet reads as a typed NULL).
 Callers take ``con.cursor()`` per query (one connection shared by threads fails, stack.md).
 
 Hardening (checked with duckdb 2.0.1): file access is limited to the warehouse folder, external
@@ -33,7 +34,7 @@ def _ident(name: str) -> str:
 
 
 def connect(warehouse_dir: Path | str, *, threads: int | None = None) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse read-only-by-convention in a hardened in-memory DuckDB.
+    """Open the warehouse in a hardened in-memory DuckDB (views only; see the module docstring).
 
     :param warehouse_dir: the warehouse folder (as written by ``paipu ingest``).
     :param threads: DuckDB worker threads (default: DuckDB's choice).
@@ -52,14 +53,20 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None) -> duckdb.
         con.execute(f"SET threads = {int(threads)}")
     con.execute("SET autoinstall_known_extensions = false")
     con.execute("SET autoload_known_extensions = false")
-    # trailing "/": allowed_directories matches prefixes, so /wh must not also allow /wh2
+    # trailing "/": name the folder itself, never a prefix (/wh must not allow /wh2; 2.0.1 already
+    # refuses it, tests/test_analytics.py checks it stays so)
     con.execute(f"SET allowed_directories = [{_lit(str(root) + '/')}]")
     con.execute("SET enable_external_access = false")
     for table, schema in TABLES.items():
         if any((root / table).glob(f"{PARTITION}=*/*.parquet")):
             glob = f"{root}/{table}/{PARTITION}=*/*.parquet"
-            con.execute(f"CREATE VIEW {_ident(table)} AS SELECT * FROM read_parquet({_lit(glob)}, "
-                        f"hive_partitioning = true, union_by_name = true, hive_types = {{'{PARTITION}': VARCHAR}})")
+            src = (f"read_parquet({_lit(glob)}, hive_partitioning = true, union_by_name = true, "
+                   f"hive_types = {{'{PARTITION}': VARCHAR}})")
+            have = {r[0] for r in con.sql(f"DESCRIBE SELECT * FROM {src}").fetchall()}
+            # a column no shard has yet (older shards, newer schema) reads as a typed NULL
+            cols = ", ".join(_ident(f.name) if f.name in have else
+                             f"CAST(NULL AS {duckdb_type(f.type)}) AS {_ident(f.name)}" for f in schema)
+            con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols}, {PARTITION} FROM {src}")
         else:
             cols = ", ".join(f"CAST(NULL AS {duckdb_type(f.type)}) AS {_ident(f.name)}" for f in schema)
             con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols}, CAST(NULL AS VARCHAR) AS {PARTITION} "

@@ -18,7 +18,7 @@ def print_report(report: IngestReport, console: Console) -> None:
     t = Table(title=f"ingest → {report.warehouse}", show_lines=False)
     for name, just in [("file", "left"), ("lines", "right"), ("blank", "right"), ("read", "right"),
                        ("有效 valid", "right"), ("无效 invalid", "right"), ("拒收 rejected", "right"), ("note", "left")]:
-        t.add_column(name, justify=just)  # type: ignore[arg-type]
+        t.add_column(name, justify=just, overflow="fold")  # type: ignore[arg-type]
     many = len(report.files) > 20
     rows = report.files[:20] if many else report.files
     for f in rows:
@@ -47,7 +47,8 @@ def ingest_cmd(
     """Replay game logs and write the Parquet warehouse (games, seats, actions, melds, xing, rejects).
 
     Exit status 0 when the run completes, however many games were invalid or rejected (they are
-    counted); 2 for a usage error (a path that does not exist, a bad option).
+    counted); 2 for a usage error (a path that does not exist, a bad option); 1 when the
+    warehouse is busy (another ingest) or cannot be written.
     """
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
@@ -64,5 +65,8 @@ def ingest_cmd(
                         console=Console(stderr=True))
     except WarehouseBusy as e:
         console.print(f"[red]{e}[/red]")
+        raise typer.Exit(1) from None
+    except OSError as e:  # e.g. the warehouse's parent is not writable (the staging folder goes there)
+        console.print(f"[red]ingest failed: {e}[/red]", highlight=False)
         raise typer.Exit(1) from None
     print_report(report, console)

@@ -83,8 +83,9 @@ def has_input_suffix(path: Path) -> bool:
 def find_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[Path]]:
     """Expand files and folders into the input files, in a stable order.
 
-    Folders are walked recursively in sorted order; a file named directly is read whatever its
-    suffix would say only if it has one of :data:`SUFFIXES`. A file reached twice is read once.
+    Folders are walked top-down, names sorted (a folder's files, then its subfolders). Only files
+    with one of :data:`SUFFIXES` are read, also when named directly. A file reached twice is
+    read once.
 
     :returns: ``(inputs, skipped)``: absolute paths of the files to read, and of the files found
         that were not read (wrong suffix).
@@ -127,6 +128,11 @@ class _ZstdChunks:
         self.obj = None
 
     def read(self) -> bytes:
+        """The next non-empty decompressed chunk; ``b""`` at a clean end.
+
+        :raises EOFError: the file ends inside a frame.
+        :raises zstandard.ZstdError: corrupt data.
+        """
         while True:
             data = self.fh.read(_CHUNK)
             if not data:

@@ -66,9 +66,11 @@ class Counts:
 
     @property
     def read(self) -> int:
+        """Lines counted: ``valid + invalid + rejected``."""
         return self.valid + self.invalid + self.rejected
 
     def add(self, other: "Counts") -> None:
+        """Add ``other``'s counts to these."""
         self.valid += other.valid
         self.invalid += other.invalid
         self.rejected += other.rejected
@@ -173,10 +175,19 @@ class Batch:
                 if out.facts is not None else None,
                 win_kind=win_kind, valid=v.valid,
             )
-        for step, ev in enumerate(rec.actions):
-            self._row("actions", game_id=gid, variant=variant, step=step, seat=ev.seat, act=ev.act,
-                      card=ev.card, cards=ev.cards, from_seat=ev.from_, tail=ev.tail, to_hand=ev.to_hand,
-                      t_ms=ev.t)
+        acts = rec.actions
+        a = self.cols["actions"]  # column-wise: actions are most of the rows
+        a["game_id"].extend([gid] * len(acts))
+        a["variant"].extend([variant] * len(acts))
+        a["step"].extend(range(len(acts)))
+        a["seat"].extend([ev.seat for ev in acts])
+        a["act"].extend([ev.act for ev in acts])
+        a["card"].extend([ev.card for ev in acts])
+        a["cards"].extend([ev.cards for ev in acts])
+        a["from_seat"].extend([ev.from_ for ev in acts])
+        a["tail"].extend([ev.tail for ev in acts])
+        a["to_hand"].extend([ev.to_hand for ev in acts])
+        a["t_ms"].extend([ev.t for ev in acts])
         for m in melds:
             self._row("melds", game_id=gid, variant=variant, seat=m.get("seat"), kind=m.get("kind"),
                       cards=list(m.get("cards") or []), points=m.get("points"), origin=m.get("origin"))

@@ -30,6 +30,8 @@ from ingest.warehouse import FileShards, Warehouse
 
 CHUNK_LINES = 256
 CHUNK_BYTES = 8 << 20
+MIN_POOL_BYTES = 1 << 20
+"""Smaller inputs (about 500 games) replay in-process: starting workers costs more than it saves."""
 
 
 @dataclass
@@ -48,6 +50,7 @@ class FileReport:
 
     @property
     def read(self) -> int:
+        """Non-blank lines: ``valid + invalid + rejected``."""
         return self.valid + self.invalid + self.rejected
 
 
@@ -84,6 +87,7 @@ class IngestReport:
 
     @property
     def seconds(self) -> float:
+        """Wall-clock duration of the run in seconds."""
         return (self.finished_at - self.started_at).total_seconds()
 
     def to_json(self) -> dict:
@@ -115,13 +119,14 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
 def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int | None = None,
            progress: bool = True, *, max_line_bytes: int = MAX_LINE_BYTES, chunk_lines: int = CHUNK_LINES,
-           console: Console | None = None) -> IngestReport:
+           min_pool_bytes: int = MIN_POOL_BYTES, console: Console | None = None) -> IngestReport:
     """Replay every line of ``paths`` and write the results into the warehouse.
 
     :param paths: files (``.jsonl``, ``.jsonl.gz``, ``.jsonl.zst``) and folders (walked recursively).
     :param warehouse_dir: the warehouse folder; created if missing. Its parent must be writable
         (the staging folder goes there).
-    :param workers: worker processes; None or 0 = ``os.cpu_count()``; 1 replays in this process.
+    :param workers: worker processes; None or 0 = ``os.cpu_count()``; 1 replays in this process,
+        and so does any input smaller than ``min_pool_bytes`` on disk.
     :param progress: show a rich progress bar when the console is a terminal (otherwise one line
         per finished file).
     :param max_line_bytes: longest accepted line (spec §1), terminator excluded.
@@ -149,13 +154,14 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
     t0 = time.perf_counter()
 
     with Warehouse(warehouse_dir) as wh, bar:
-        pool = _pool(workers) if workers > 1 else None
-        pending: deque[Future | ChunkResult] = deque()
+        pool = _pool(workers) if workers > 1 and total_bytes >= min_pool_bytes else None
+        report.workers = workers if pool is not None else 1
+        pending: deque[tuple[Future, int]] = deque()  # (task, input bytes read once its chunk was cut)
+
+        running = Counts()
 
         def totals() -> str:
-            c = Counts()
-            for s in states:
-                c.add(s.counts)
+            c = running
             return f"read {c.read}: {c.valid} valid, {c.invalid} invalid, {c.rejected} rejected"
 
         def maybe_commit(st: _FileState) -> None:
@@ -178,24 +184,27 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
                               f"({fr.valid} valid, {fr.invalid} invalid, {fr.rejected} rejected)"
                               + (f" — {fr.error}" if fr.error else ""), highlight=False)
 
-        def handle(res: ChunkResult) -> None:
+        def handle(res: ChunkResult, pos: int) -> None:
             st = states[res.file_index]
             st.shards.add(res.tables)
             st.counts.add(res.counts)
+            running.add(res.counts)
             st.done += 1
             maybe_commit(st)
-            bar.update(task, counts=totals())
+            bar.update(task, completed=pos, counts=totals())  # the bar follows replay, not reading
 
         def submit(fi: int, lines: list[Line]) -> None:
             st = states[fi]
             ci = st.chunks
             st.chunks += 1
+            pos = seen_bytes + st.stats.bytes_in
             if pool is None:
-                handle(process_chunk(fi, ci, lines, started))
+                handle(process_chunk(fi, ci, lines, started), pos)
                 return
-            pending.append(pool.submit(process_chunk, fi, ci, lines, started))
+            pending.append((pool.submit(process_chunk, fi, ci, lines, started), pos))
             while len(pending) > 2 * workers:  # bounded: memory stays flat on big inputs
-                handle(pending.popleft().result())
+                fut, at = pending.popleft()
+                handle(fut.result(), at)
 
         try:
             for fi, path in enumerate(inputs):
@@ -209,15 +218,16 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
                     if len(chunk) >= chunk_lines or size >= CHUNK_BYTES:
                         submit(fi, chunk)
                         chunk, size = [], 0
-                        bar.update(task, completed=seen_bytes + stats.bytes_in)
+                stats.bytes_in = stats.size
                 if chunk:
                     submit(fi, chunk)
                 seen_bytes += stats.size
-                bar.update(task, completed=seen_bytes)
                 states[fi].read_done = True
                 maybe_commit(states[fi])
             while pending:
-                handle(pending.popleft().result())
+                fut, at = pending.popleft()
+                handle(fut.result(), at)
+            bar.update(task, completed=total_bytes or 1)
         finally:
             if pool is not None:
                 pool.shutdown(cancel_futures=True)

@@ -82,7 +82,9 @@ class Warehouse:
         except BlockingIOError:
             self._lock_fh.close()
             raise WarehouseBusy(f"another ingest is writing {self.root}") from None
-        shutil.rmtree(self.staging, ignore_errors=True)
+        # holding the lock, any staging folder of this warehouse is a crashed run's leftover
+        for old in self.root.parent.glob(f".{self.root.name}.staging-*"):
+            shutil.rmtree(old, ignore_errors=True)
         self.staging.mkdir(parents=True)
         for t in TABLES:
             for f in (self.root / t).glob(f"{PARTITION}=*/*.parquet"):
