@@ -62,6 +62,25 @@ def hand_value(free: list[int]) -> float:
     return shape_value(tuple(free))
 
 
+def _partners(k: int) -> tuple[int, ...]:
+    base, n = (0, k) if k < 10 else (10, k - 10)
+    out = [k, k + 10 if k < 10 else k - 10]
+    out += [base + m for m in (n - 2, n - 1, n + 1, n + 2) if 0 <= m <= 9]
+    if n in (1, 6, 9):  # 二七十
+        out += [base + m for m in (1, 6, 9) if m != n]
+    return tuple(out)
+
+
+PARTNERS = tuple(_partners(k) for k in range(20))
+
+
+def discard_candidates(free: list[int], keep: int = 4) -> list[int]:
+    """The ``keep`` loosest cards (fewest partners in hand): the only discards worth a full search."""
+    held = [k for k in range(20) if free[k]]
+    conn = {k: sum(free[j] for j in PARTNERS[k]) - 1 for k in held}
+    return sorted(held, key=lambda k: (conn[k], k))[:keep]
+
+
 class RandomBot:
     """Uniform over legal choices; declines an optional claim half of the time."""
 
@@ -91,9 +110,12 @@ class HeuristicBot:
         if events[0].act == "draw":  # nothing to discard (重舵): the 下家 draws
             return events[0]
         free = state.free(seat)
+        cands = set(discard_candidates(free))
         best, best_v = events[0], -1e9
         for e in events:
             k = ZIPAI.index(e.card)
+            if k not in cands:
+                continue
             f = free.copy()
             f[k] -= 1
             v = hand_value(f) + 0.01 * self.rng.random()
@@ -117,7 +139,7 @@ class HeuristicBot:
             card = ZIPAI.index(e.card)
             group = tuple(sorted([card, *[ZIPAI.index(c) for c in e.cards or []]]))
             pts = sc.meld_points("peng" if e.act == "peng" else "chi", group)
-            after = max(hand_value([x - (i == k) for i, x in enumerate(f)]) for k in range(20) if f[k])
+            after = max(hand_value([x - (i == k) for i, x in enumerate(f)]) for k in discard_candidates(f, 3))
             v = 3 + 0.5 * pts + 3 * len(e.bi or []) + after
             if v > best_v:
                 best, best_v = e, v
