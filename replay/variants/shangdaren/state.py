@@ -1,0 +1,354 @@
+"""上大人 as a state machine over the engine core (replay/engine.py).
+
+Seed: 002_f9a80b28e0fcbf1a.txt §上大人 (cited "002 §上大人 1a" … for 操作介紹 a–f, "2"/"3" for
+牌點計算 / 計分規則); readings and decisions: docs/rules/shangdaren.md.
+
+Turn: the dealer discards first (1a); every other turn is draw (into the hand) then discard.
+On a discard: 胡 (any other seat) > 對 / 開毛 (上家 or 尾家: any other seat) > 吃 (下家 only)
+(1b: 如果另一家需要對的話應該對牌優先). Only one seat can hold two or three of the discarded card
+(4 copies), so 對/開毛 never compete with each other. 毛 (four in hand) is declared at the start
+or in one's own turn and is followed by a replacement draw from the front (1e: 從牌墩上層取一張);
+開毛's replacement comes from the 腰牌 (option ``yao_pai``, default the back of the wall).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replay.cards import SHANGDAREN
+from replay.engine import GameState, Option, Phase, Window
+from replay.record import Event
+from replay.variants.shangdaren import scoring as sc
+
+R_HU, R_DUI, R_CHI = 0, 1, 2  # priority ranks, lower first (002 §上大人 1b)
+
+
+def _codes(kinds) -> list[str]:
+    return [SHANGDAREN.codes[k] for k in kinds]
+
+
+class ShangdarenState(GameState):
+    """A 上大人 hand in play. Construct from a decoded record and its ruleset."""
+
+    variant = "shangdaren"
+    deck = SHANGDAREN
+
+    def __init__(self, record, ruleset) -> None:
+        super().__init__(record, ruleset)
+        self.drawn: int | None = None  # the card ``turn`` just drew (自摸 is possible only then)
+        self.pending: str | None = None  # replacement owed by ``turn``: mao_start / mao / kai_mao
+        self.win: dict[str, Any] | None = None
+        self.judgement: sc.Judgement | None = None
+        self.window = Window(-1, self.dealer, "start", self.start_options())
+        self.phase = Phase.START
+
+    # -- helpers ---------------------------------------------------------------------------
+    def apply(self, ev: Event) -> None:
+        """Verify then apply ``ev`` (core), after checking the ``players`` option against the seats.
+
+        :raises RuleViolation: the first rule the event breaks (spec §6 codes).
+        """
+        if self.rules["players"] != self.n:
+            raise self.fail("schema", "shangdaren.players",
+                            f"rules.players is {self.rules['players']} but the record has {self.n} seats")
+        super().apply(ev)
+
+    def shang(self, seat: int) -> int:
+        """上家 of ``seat``."""
+        return (seat - 1) % self.n
+
+    def judge(self, seat: int, card: int | None, self_drawn: bool = False) -> sc.Judgement:
+        """The hand of ``seat`` judged with ``card`` as the winning card (for a self-drawn card the
+        card is already in the hand)."""
+        h = list(self.hands[seat])
+        if self_drawn and card is not None:
+            h[card] -= 1
+        return sc.judge(h, self.melds[seat], card, self.rules)
+
+    def can_win(self, seat: int, card: int | None, self_drawn: bool = False) -> bool:
+        h = self.hands[seat]
+        rem = sorted((h[b] + h[b + 1] + h[b + 2] + (card is not None and not self_drawn and b <= card < b + 3)) % 3
+                     for b in range(0, 24, 3))
+        if rem != [0] * 7 + [2]:  # cheap shape filter: groups of 3 within a phrase + one 聽頭 of 2
+            return False
+        return self.judge(seat, card, self_drawn).win
+
+    def fours(self, seat: int) -> list[int]:
+        """Kinds of which ``seat`` holds four in hand (it may 毛 them)."""
+        return [k for k, c in enumerate(self.hands[seat]) if c == 4]
+
+    # -- options ---------------------------------------------------------------------------
+    def mao_events(self, seat: int) -> list[Event]:
+        """毛 events open to ``seat`` now: a four in hand and a card left for the replacement (1e)."""
+        if self.wall_left == 0:
+            return []
+        return [Event(seat=seat, act="mao", cards=[SHANGDAREN.codes[k]] * 4) for k in self.fours(seat)]
+
+    def start_options(self) -> list[Option]:
+        """Before the dealer's first discard any seat may 毛 a dealt four (002 §上大人 1a: 取牌、毛牌後，
+        莊家打出第一張牌). Equal keys: the declarations may come in any order."""
+        out = []
+        for s in range(self.n):
+            evs = self.mao_events(s)
+            if evs:
+                out.append(Option(s, "mao", (0, 0), False, evs, "shangdaren.mao"))
+        return out
+
+    def window_options(self, c: int, src: int) -> list[Option]:
+        """Every seat's options on ``c`` discarded by ``src`` (002 §上大人 1b–1d, f)."""
+        out: list[Option] = []
+        code = SHANGDAREN.codes[c]
+        order = [(src + i) % self.n for i in range(1, self.n)]
+        for pos, s in enumerate(order):
+            if self.can_win(s, c):
+                out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "shangdaren.hu"))
+        for pos, s in enumerate(order):  # 對 / 開毛: 上家或是尾家打的 (any other seat; decision 3)
+            h = self.hands[s]
+            if h[c] >= 2:
+                out.append(Option(s, "dui", (R_DUI, pos), False,
+                                  [Event(seat=s, act="dui", card=code, cards=[code] * 2)], "shangdaren.dui"))
+            if h[c] == 3 and self.wall_left > 0:
+                out.append(Option(s, "kai_mao", (R_DUI, pos), False,
+                                  [Event(seat=s, act="kai_mao", card=code, cards=[code] * 3)], "shangdaren.kai_mao"))
+        s = self.xia(src)  # 吃: 上家打出的牌，下家如果能組成一句 (1b)
+        others = [k for k in sc.phrase_of(c) if k != c]
+        if all(self.hands[s][k] for k in others):
+            out.append(Option(s, "chi", (R_CHI, 0), False,
+                              [Event(seat=s, act="chi", card=code, cards=_codes(others))], "shangdaren.chi"))
+        return out
+
+    # -- events ----------------------------------------------------------------------------
+    def on_draw(self, ev: Event) -> None:
+        s = self.turn
+        if ev.act != "draw" or ev.seat != s:
+            if self.pending:
+                what = "毛 (從牌墩上層取一張)" if self.pending != "kai_mao" else "開毛 (從腰牌中取一張)"
+                raise self.fail("missing_forced_action", f"shangdaren.{'kai_mao' if self.pending == 'kai_mao' else 'mao'}",
+                                f"seat {s} must take its replacement card after {what} before `{ev.act}` by seat {ev.seat}")
+            raise self.fail("out_of_turn", "shangdaren.turn", f"expected seat {s} to draw, got `{ev.act}` by seat {ev.seat}")
+        tail = self.pending == "kai_mao" and self.rules["yao_pai"] == "tail"
+        if ev.tail != tail:
+            raise self.fail("illegal_action", "shangdaren.yao_pai",
+                            f"seat {s} must draw from the {'back (腰牌)' if tail else 'front'} of the wall here")
+        c = self.card(ev.card)
+        want = self.wall[self.back - 1] if tail else self.wall[self.front]
+        if c != want:
+            raise self.fail("wall_mismatch", "paipu.wall",
+                            f"seat {s} drew {SHANGDAREN.codes[c]} but the next card of the wall"
+                            f"{' (back)' if tail else ''} is {SHANGDAREN.codes[want]}")
+        if tail:
+            self.back -= 1
+        else:
+            self.front += 1
+        self.hands[s][c] += 1
+        self.drawn = c
+        if self.pending == "mao_start":
+            self.pending = None
+            self.window = Window(-1, self.dealer, "start", self.start_options())
+            self.phase = Phase.START
+            return
+        self.pending = None
+        self.phase = Phase.DISCARD
+
+    def on_discard_phase(self, ev: Event) -> None:
+        s = self.turn
+        if ev.seat != s:
+            raise self.fail("out_of_turn", "shangdaren.turn", f"seat {s} must play now, not seat {ev.seat} (`{ev.act}`)")
+        h = self.hands[s]
+        if ev.act == "discard":
+            c = self.card(ev.card)
+            if h[c] == 0:
+                raise self.fail("illegal_action", "shangdaren.discard", f"seat {s} holds no {SHANGDAREN.codes[c]} to discard")
+            h[c] -= 1
+            self.drawn = None
+            self.window = Window(c, s, "discard", self.window_options(c, s))
+            self.phase = Phase.WINDOW
+            return
+        if ev.act == "mao":
+            self.do_mao(s, ev)
+            return
+        if ev.act == "hu":
+            if self.drawn is None:
+                raise self.fail("illegal_action", "shangdaren.zimo",
+                                f"seat {s} has drawn no card it could win on (自摸 follows a draw); it must discard")
+            if ev.card is not None and self.card(ev.card) != self.drawn:
+                raise self.fail("illegal_action", "shangdaren.zimo",
+                                f"seat {s} drew {SHANGDAREN.codes[self.drawn]}, not {ev.card}")
+            j = self.judge(s, self.drawn, self_drawn=True)
+            if not j.win:
+                raise self.fail("not_a_win", "shangdaren.hu_shape", f"seat {s}: {j.reason}")
+            self.end_win(s, self.drawn, "self", None, j)
+            return
+        raise self.fail("illegal_action", "shangdaren.discard", f"seat {s} must discard (or 毛, or 胡 on its draw), not `{ev.act}`")
+
+    def do_mao(self, s: int, ev: Event) -> None:
+        """毛: four of one character from the hand onto the table, then a replacement (002 §上大人 1e)."""
+        kinds = [SHANGDAREN.index(x) for x in ev.cards or []]
+        if len(kinds) != 4 or len(set(kinds)) != 1 or self.hands[s][kinds[0]] != 4:
+            raise self.fail("illegal_action", "shangdaren.mao", f"seat {s} does not hold the four cards {ev.cards} it declares")
+        if self.wall_left == 0:
+            raise self.fail("illegal_action", "shangdaren.mao", "the wall is empty: no replacement card for 毛")
+        k = kinds[0]
+        self.hands[s][k] = 0
+        self.melds[s].append(("mao", (k,) * 4))
+        self.drawn = None
+        self.pending = "mao_start" if self.phase is Phase.START else "mao"
+        self.phase, self.turn = Phase.DRAW, s
+
+    def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
+        s, act = ev.seat, ev.act
+        h = self.hands[s]
+        if w.kind == "start":
+            self.phase = Phase.START  # do_mao sets DRAW for the replacement
+            self.do_mao(s, ev)
+            return
+        c = w.card
+        if act == "hu":
+            self.end_win(s, c, "discard", w.src, self.judge(s, c))
+            return
+        if act == "chi":
+            for k in (SHANGDAREN.index(x) for x in ev.cards or []):
+                h[k] -= 1
+            self.melds[s].append(("chi", sc.phrase_of(c)))
+        elif act == "dui":  # the three go on the table for good (1c)
+            h[c] -= 2
+            self.melds[s].append(("dui", (c,) * 3))
+        elif act == "kai_mao":  # four on the table, a replacement from the 腰牌 (1d)
+            h[c] -= 3
+            self.melds[s].append(("kai_mao", (c,) * 4))
+            self.pending = "kai_mao"
+            self.drawn = None
+            self.phase, self.turn = Phase.DRAW, s
+            return
+        self.drawn = None
+        self.phase, self.turn = Phase.DISCARD, s
+
+    def window_closed(self, w: Window) -> None:
+        if w.kind == "start":  # the dealer discards first (1a); no win before it (decision 8)
+            self.drawn = None
+            self.phase, self.turn = Phase.DISCARD, self.dealer
+            return
+        self.river[w.src].append(w.card)
+        if self.wall_left == 0:
+            self.end_draw()
+        else:
+            self.phase, self.turn = Phase.DRAW, self.xia(w.src)
+
+    # -- errors in words ---------------------------------------------------------------------
+    def explain_missing_option(self, ev: Event, w: Window, mine: list[Option]) -> None:
+        s = ev.seat
+        if w.kind == "start":
+            if ev.act == "hu":
+                raise self.fail("illegal_action", "shangdaren.hu", "no win before the dealer's first discard (decision 8)")
+            return
+        c = w.card
+        if ev.act == "hu":
+            if s == w.src:
+                raise self.fail("illegal_action", "shangdaren.hu", f"seat {s} cannot win on its own discard")
+            j = self.judge(s, c)
+            if not j.win:
+                raise self.fail("not_a_win", "shangdaren.hu_shape", f"seat {s} with {SHANGDAREN.codes[c]}: {j.reason}")
+        if ev.act == "chi" and s != self.xia(w.src):
+            raise self.fail("out_of_turn", "shangdaren.chi",
+                            f"only the 下家 (seat {self.xia(w.src)}) may 吃 seat {w.src}'s discard (002 §上大人 1b)")
+        if ev.act in ("dui", "kai_mao", "chi") and s != w.src:
+            raise self.fail("illegal_action", f"shangdaren.{ev.act}",
+                            f"seat {s} does not hold the cards to `{ev.act}` {SHANGDAREN.codes[c]}")
+
+    # -- settlement --------------------------------------------------------------------------
+    def end_draw(self) -> None:
+        """荒庄: the wall is empty and the last discard was not claimed."""
+        self.phase = Phase.OVER
+        self.win = None
+        self.outcome = {"outcome": "draw", "winner": None, "win_card": None, "from": None, "points": None,
+                        "hand_types": [], "jing": None, "units": 0, "breakdown": None, "scores": [0] * self.n}
+
+    def end_win(self, s: int, c: int, win_from: str, src: int | None, j: sc.Judgement) -> None:
+        """Settle a win by ``s`` on ``c`` (002 §上大人 3: units = the class's 分; 自摸: each loser pays
+        the units, 一人2分; 放炮: the discarder pays one share, or every share with ``fang_pao='all'``;
+        × stake)."""
+        assert j.win and j.units is not None
+        self.phase = Phase.OVER
+        share = j.units * self.stake
+        scores = [0] * self.n
+        if win_from == "self":
+            for o in range(self.n):
+                if o != s:
+                    scores[o] = -share
+        else:
+            assert src is not None
+            scores[src] = -share * (self.n - 1 if self.rules["fang_pao"] == "all" else 1)
+        scores[s] = -sum(scores)
+        types = [j.hand_class] + (["pengpeng"] if j.pengpeng else []) + (["zimo"] if win_from == "self" else [])
+        self.judgement = j
+        self.win = {"seat": s, "card": c, "kind": "zimo" if win_from == "self" else "dianpao"}
+        self.outcome = {
+            "outcome": "win", "winner": s, "win_card": SHANGDAREN.codes[c], "from": src,
+            "points": j.points, "hand_types": types,
+            "jing": {"main": SHANGDAREN.codes[j.jing_main] if j.jing_main is not None else None, "count": j.jing_count},
+            "units": j.units, "breakdown": j.breakdown, "scores": scores,
+        }
+
+    # -- views -------------------------------------------------------------------------------
+    def facts(self) -> dict[str, Any]:
+        """Variant-neutral facts for the warehouse (docs/warehouse.md) plus ``jing``:
+        ``{"main", "per_char": {char: {"count", "hu"}}}`` for a win, None otherwise."""
+        p = sc.Params.of(self.rules, self.judgement.jing_main if self.judgement else None)
+        melds = [{"seat": s, "kind": k, "cards": _codes(cards), "points": sc.group_points(k, cards, p), "origin": "table"}
+                 for s in range(self.n) for k, cards in self.melds[s]]
+        jing = None
+        if self.win is not None and self.judgement is not None:
+            ws = self.win["seat"]
+            melds = [m for m in melds if m["seat"] != ws]
+            melds += [{"seat": ws, "kind": g.kind, "cards": g.codes(), "points": g.points, "origin": g.origin}
+                      for g in self.judgement.groups]
+            jing = {"main": self.outcome["jing"]["main"], "per_char": sc.per_jing(self.judgement, self.rules)}
+        return {
+            "win_kind": self.win["kind"] if self.win else None,
+            "melds": melds,
+            "hands": [SHANGDAREN.expand(h) for h in self.hands],
+            "discards": [_codes(r) for r in self.river],
+            "wall_left": self.wall_left,
+            "jing": jing,
+        }
+
+    def legal_events(self) -> list[Event]:
+        """Every event that may come next (explicit passes included)."""
+        if self.phase is Phase.OVER:
+            return []
+        if self.phase is Phase.DRAW:
+            tail = self.pending == "kai_mao" and self.rules["yao_pai"] == "tail"
+            k = self.wall[self.back - 1] if tail else self.wall[self.front]
+            return [Event(seat=self.turn, act="draw", card=SHANGDAREN.codes[k], tail=tail)]
+        if self.phase is Phase.DISCARD:
+            s = self.turn
+            evs = [Event(seat=s, act="discard", card=SHANGDAREN.codes[k]) for k, n in enumerate(self.hands[s]) if n]
+            evs += self.mao_events(s)
+            if self.drawn is not None and self.can_win(s, self.drawn, self_drawn=True):
+                evs.append(Event(seat=s, act="hu", card=SHANGDAREN.codes[self.drawn]))
+            return evs
+        w = self.window
+        assert w is not None
+        evs = [e for o in w.options if o.seat not in w.passed for e in o.events]
+        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in w.options if o.seat not in w.passed})]
+        if w.kind == "start":  # the dealer's first discard closes the start window
+            evs += [Event(seat=self.dealer, act="discard", card=SHANGDAREN.codes[k])
+                    for k, n in enumerate(self.hands[self.dealer]) if n]
+        return evs
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table now, for the audit view: per seat hand, melds and discards, and the options."""
+        opts: dict[int, list[str]] = {s: [] for s in range(self.n)}
+        for e in self.legal_events():
+            txt = e.act + (f" {e.card}" if e.card else "") + (f" with {'+'.join(e.cards)}" if e.cards else "")
+            txt += " (腰牌)" if e.tail else ""
+            opts[e.seat].append(txt)
+        p = sc.Params.of(self.rules, None)
+        return {
+            "phase": self.phase.value,
+            "turn": self.turn,
+            "wall_left": self.wall_left,
+            "seats": [{"seat": s, "player": self.record.seats[s], "hand": SHANGDAREN.expand(self.hands[s]),
+                       "melds": [{"kind": k, "cards": _codes(c), "points": sc.group_points(k, c, p)} for k, c in self.melds[s]],
+                       "discards": _codes(self.river[s]), "options": opts[s]} for s in range(self.n)],
+        }

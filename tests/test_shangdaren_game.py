@@ -1,0 +1,301 @@
+"""上大人 games: simulation (validity, win share), 吃/對 priority, 開毛 and 毛 replacements on
+hand-built deals, and tampered logs (each asserting the error code and its step)."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from replay.cards import SHANGDAREN
+from replay.engine import Phase
+from replay.record import Deal, Event, Record
+from replay.replayer import replay_line
+from replay.simulator import simulate
+
+S = SHANGDAREN
+
+
+def enc(rec: Record) -> bytes:
+    return msgspec.json.encode(rec)
+
+
+def outcome(rec: Record):
+    return replay_line(enc(rec))
+
+
+def err(rec: Record) -> tuple[str, int | None, str]:
+    v = outcome(rec).verdict
+    assert not v.valid, "expected an invalid record"
+    e = v.errors[0]
+    return e.code, e.step, e.rule
+
+
+def with_actions(rec: Record, actions: list[Event]) -> Record:
+    return msgspec.structs.replace(rec, actions=actions)
+
+
+@pytest.fixture(scope="module")
+def heuristic() -> list[Record]:
+    return list(simulate("shangdaren", 300, 2026))
+
+
+# -- (1) simulation ----------------------------------------------------------------------------------
+def test_heuristic_games_validate_and_mostly_win(heuristic):
+    wins = 0
+    for rec in heuristic:
+        v = outcome(rec).verdict
+        assert v.valid, (rec.game_id, v.errors)
+        assert v.computed["scores"] == msgspec.to_builtins(rec.result)["scores"]
+        assert sum(v.computed["scores"]) == 0
+        wins += v.computed["outcome"] == "win"
+    share = wins / len(heuristic)
+    assert share >= 0.5, share
+
+
+def test_random_games_validate():
+    for rec in simulate("shangdaren", 150, 7, "random"):
+        v = outcome(rec).verdict
+        assert v.valid, (rec.game_id, v.errors)
+
+
+def test_four_players_and_rule_options_validate():
+    for rules in ({"players": 4}, {"yao_pai": "front", "fang_pao": "all", "hu_scale": "face"}):
+        for rec in simulate("shangdaren", 20, 3, "heuristic", rules):
+            assert outcome(rec).verdict.valid
+
+
+def test_cards_are_conserved_after_every_event(heuristic):
+    from replay import variants
+    from replay.options import make_ruleset
+
+    spec = variants.get("shangdaren")
+    for rec in heuristic[:15]:
+        st = spec.state(rec, make_ruleset("shangdaren", spec.options, rec.rules))
+        for ev in rec.actions:
+            st.apply(ev)
+            held = sum(map(sum, st.hands)) + sum(len(c) for m in st.melds for _, c in m) + sum(map(len, st.river))
+            open_card = 1 if st.phase is Phase.WINDOW and st.window is not None and st.window.kind == "discard" else 0
+            if st.phase is Phase.OVER and st.win is not None and st.win["kind"] == "dianpao":
+                open_card = 1  # the discard won on stays with the win, in no hand or river
+            assert held + open_card + st.wall_left == 96
+
+
+def test_facts_of_a_win(heuristic):
+    rec = next(r for r in heuristic if r.result.outcome == "win")
+    o = outcome(rec)
+    f = o.facts
+    w = rec.result.winner
+    assert f["win_kind"] in ("zimo", "dianpao")
+    mine = [m for m in f["melds"] if m["seat"] == w]
+    assert sum(m["points"] for m in mine) == rec.result.points
+    assert {m["origin"] for m in mine} <= {"table", "hand"}
+    assert f["jing"]["main"] == rec.result.jing.main
+    assert sum(v["count"] for v in f["jing"]["per_char"].values()) == rec.result.jing.count
+
+
+def test_settlement_shares(heuristic):
+    for rec in heuristic:
+        r = rec.result
+        if r.outcome != "win":
+            continue
+        if "zimo" in r.hand_types:  # 自摸: each loser pays the units (一人2分)
+            assert sorted(r.scores) == sorted([r.units * 2] + [-r.units] * 2)
+        else:  # 放炮: the discarder pays one share (default fang_pao = one)
+            assert r.scores[r.from_] == -r.units and r.scores[r.winner] == r.units
+
+
+# -- hand-built deals ------------------------------------------------------------------------------
+def build(must: list[str], front: str = "", avoid: str = "", back: str = "", dealer: int = 0) -> Record:
+    """A 3-seat record: seat i holds the characters of ``must[i]`` plus filler (never a kind in
+    ``avoid``); the wall starts with ``front`` and ends with ``back``."""
+    pool = S.all_cards()
+    for c in "".join(must) + front + back:
+        pool.remove(c)
+    seen: dict[str, int] = {}
+    order = []
+    for c in pool:  # interleave kinds so filler never deals a four
+        seen[c] = seen.get(c, 0) + 1
+        order.append((seen[c], S.index(c), c))
+    filler = [c for _, _, c in sorted(order) if c not in avoid]
+    rest = [c for c in pool if c in avoid]
+    hands = []
+    for i, m in enumerate(must):
+        need = (20 if i == dealer else 19) - len(m)
+        hands.append(list(m) + filler[:need])
+        filler = filler[need:]
+    wall = list(front) + filler + rest + list(back)
+    return Record(format="paipu/1", game_id="hand-built", variant="shangdaren", seats=["a", "b", "c"],
+                  dealer=dealer, deal=Deal(hands=hands, wall=wall), actions=[])
+
+
+def ev(seat, act, card=None, cards=None, tail=False) -> Event:
+    return Event(seat=seat, act=act, card=card, cards=list(cards) if cards else None, tail=tail)
+
+
+# Seat 0 discards 孔; seat 1 (下家) can 吃 it with 乙己; seat 2 holds 孔孔 and can 對 it.
+PRIO = dict(must=["孔", "乙己", "孔孔"], avoid="孔乙己")
+
+
+def test_chi_without_the_dui_seats_pass_is_a_priority_violation():
+    rec = build(**PRIO)
+    code, step, rule = err(with_actions(rec, [ev(0, "discard", "孔"), ev(1, "chi", "孔", "乙己")]))
+    assert (code, step, rule) == ("priority_violation", 1, "paipu.priority")
+
+
+def test_chi_after_explicit_pass_and_dui_first():
+    rec = build(**PRIO)
+    o = outcome(with_actions(rec, [ev(0, "discard", "孔"), ev(2, "pass"), ev(1, "chi", "孔", "乙己")]))
+    assert (o.verdict.errors[0].code, o.verdict.errors[0].step) == ("truncated", 3)  # the 吃 was taken
+    assert o.state.melds[1] == [("chi", (0, 1, 2))] and o.state.turn == 1
+    o = outcome(with_actions(rec, [ev(0, "discard", "孔"), ev(2, "dui", "孔", "孔孔")]))
+    assert (o.verdict.errors[0].code, o.verdict.errors[0].step) == ("truncated", 2)
+    assert o.state.melds[2] == [("dui", (0, 0, 0))] and o.state.hands[2][0] == 0
+
+
+def test_only_the_xiajia_may_chi():
+    rec = build(must=["孔", "", "乙己"], avoid="孔乙己")
+    code, step, rule = err(with_actions(rec, [ev(0, "discard", "孔"), ev(2, "chi", "孔", "乙己")]))
+    assert (code, step, rule) == ("out_of_turn", 1, "shangdaren.chi")
+
+
+# Seat 2 holds 孔孔孔: 開毛 on seat 0's 孔, replacement from the 腰牌 (back of the wall).
+KAI = dict(must=["孔", "", "孔孔孔"], avoid="孔", back="福")
+
+
+def test_kai_mao_replacement_from_the_back():
+    rec = build(**KAI)
+    acts = [ev(0, "discard", "孔"), ev(2, "kai_mao", "孔", "孔孔孔"), ev(2, "draw", "福", tail=True)]
+    o = outcome(with_actions(rec, acts))
+    assert (o.verdict.errors[0].code, o.verdict.errors[0].step) == ("truncated", 3)
+    st = o.state
+    assert st.melds[2] == [("kai_mao", (0, 0, 0, 0))] and st.back == len(rec.deal.wall) - 1
+    assert st.phase is Phase.DISCARD and st.turn == 2 and st.drawn == S.index("福")
+
+
+def test_kai_mao_replacement_errors():
+    rec = build(**KAI)
+    front = rec.deal.wall[0]
+    acts = [ev(0, "discard", "孔"), ev(2, "kai_mao", "孔", "孔孔孔"), ev(2, "draw", front)]
+    assert err(with_actions(rec, acts))[:3] == ("illegal_action", 2, "shangdaren.yao_pai")
+    acts = [ev(0, "discard", "孔"), ev(2, "kai_mao", "孔", "孔孔孔"), ev(2, "discard", "孔")]
+    assert err(with_actions(rec, acts)) == ("missing_forced_action", 2, "shangdaren.kai_mao")
+    # yao_pai = front: the replacement is the top of the wall
+    rec2 = msgspec.structs.replace(rec, rules={"yao_pai": "front"})
+    o = outcome(with_actions(rec2, [ev(0, "discard", "孔"), ev(2, "kai_mao", "孔", "孔孔孔"), ev(2, "draw", front)]))
+    assert (o.verdict.errors[0].code, o.verdict.errors[0].step) == ("truncated", 3)
+
+
+def test_mao_at_the_start_and_in_turn():
+    rec = build(must=["孔", "上上上上七七七七", ""], avoid="孔乙己上七")
+    w = rec.deal.wall
+    acts = [ev(1, "mao", cards="上上上上"), ev(1, "draw", w[0]), ev(0, "discard", "孔"),
+            ev(1, "draw", w[1]), ev(1, "mao", cards="七七七七"), ev(1, "draw", w[2])]
+    o = outcome(with_actions(rec, acts))
+    assert (o.verdict.errors[0].code, o.verdict.errors[0].step) == ("truncated", 6)
+    st = o.state
+    assert st.melds[1] == [("mao", (3,) * 4), ("mao", (15,) * 4)]
+    assert sum(st.hands[1]) == 19 + 2 - 8 + 1 and st.front == 3 and st.turn == 1
+    # the replacement must come at once
+    bad = acts[:1] + [ev(0, "discard", "孔")]
+    assert err(with_actions(rec, bad)) == ("missing_forced_action", 1, "shangdaren.mao")
+    # 毛 needs four in hand
+    assert err(with_actions(rec, [ev(2, "mao", cards="上上上上")])) == ("out_of_turn", 0, "paipu.turn")
+
+
+def test_players_option_must_match_seats():
+    rec = msgspec.structs.replace(build(**PRIO), rules={"players": 4})
+    assert err(with_actions(rec, [ev(0, "discard", "孔")]))[:2] == ("schema", 0)
+
+
+# -- (3) tampering with valid simulated logs ----------------------------------------------------------
+def test_changed_draw_is_wall_mismatch(heuristic):
+    rec = heuristic[0]
+    i = next(i for i, e in enumerate(rec.actions) if e.act == "draw" and not e.tail)
+    other = next(c for c in S.codes if c != rec.actions[i].card)
+    acts = list(rec.actions)
+    acts[i] = msgspec.structs.replace(acts[i], card=other)
+    assert err(with_actions(rec, acts))[:2] == ("wall_mismatch", i)
+
+
+def test_swapped_discard_and_draw_is_out_of_turn(heuristic):
+    rec = heuristic[1]
+    a = rec.actions
+    i = next(i for i in range(len(a) - 1) if a[i].act == "discard" and a[i + 1].act == "draw" and a[i + 1].seat != a[i].seat)
+    acts = list(a)
+    acts[i], acts[i + 1] = acts[i + 1], acts[i]
+    assert err(with_actions(rec, acts))[:2] == ("out_of_turn", i)
+
+
+def test_dropped_replacement_is_missing_forced_action(heuristic):
+    found = 0
+    for rec in heuristic:
+        a = rec.actions
+        for i in range(len(a) - 2):
+            if a[i].act in ("mao", "kai_mao") and a[i + 1].act == "draw" and not (a[i + 2].act == "draw" and a[i + 2].seat == a[i].seat):
+                acts = a[:i + 1] + a[i + 2:]
+                code, step, rule = err(with_actions(rec, acts))
+                assert (code, step) == ("missing_forced_action", i + 1)
+                assert rule == f"shangdaren.{a[i].act}"
+                found += 1
+                break
+        if found >= 5:
+            break
+    assert found >= 5
+
+
+def test_wrong_claimed_result_is_result_mismatch(heuristic):
+    rec = next(r for r in heuristic if r.result.outcome == "win")
+    last = len(rec.actions) - 1
+    for field, val in (("points", rec.result.points + 1), ("units", rec.result.units + 2),
+                       ("scores", [x * 2 for x in rec.result.scores])):
+        bad = msgspec.structs.replace(rec, result=msgspec.structs.replace(rec.result, **{field: val}))
+        v = outcome(bad).verdict
+        assert [(e.code, e.step) for e in v.errors] == [("result_mismatch", last)]
+        assert f"result.{field}" in v.errors[0].message
+
+
+def test_act_by_wrong_seat_is_out_of_turn(heuristic):
+    rec = heuristic[2]
+    i = next(i for i, e in enumerate(rec.actions) if e.act == "discard" and i > 0 and rec.actions[i - 1].act == "draw")
+    acts = list(rec.actions)
+    acts[i] = msgspec.structs.replace(acts[i], seat=(acts[i].seat + 1) % 3)
+    assert err(with_actions(rec, acts))[:2] == ("out_of_turn", i)
+
+
+def test_dropped_pass_is_priority_violation(heuristic):
+    found = 0
+    for rec in heuristic:
+        a = rec.actions
+        for i in range(len(a) - 1):
+            if a[i].act == "pass" and a[i + 1].act in ("chi", "dui", "kai_mao") and a[i + 1].seat != a[i].seat:
+                code, step, _ = err(with_actions(rec, a[:i] + a[i + 1:]))
+                assert (code, step) == ("priority_violation", i)
+                found += 1
+                break
+    assert found >= 3
+
+
+def test_truncated_log(heuristic):
+    rec = heuristic[3]
+    k = len(rec.actions) // 2
+    assert err(with_actions(rec, rec.actions[:k]))[:2] == ("truncated", k)
+
+
+def test_events_after_the_end_are_trailing(heuristic):
+    rec = heuristic[4]
+    extra = Event(seat=0, act="discard", card="孔")
+    assert err(with_actions(rec, [*rec.actions, extra]))[:2] == ("trailing_actions", len(rec.actions))
+
+
+def test_hu_on_an_incomplete_hand_is_not_a_win(heuristic):
+    rec = heuristic[5]
+    a = rec.actions
+    i = next(i for i in range(1, len(a)) if a[i].act == "discard" and a[i - 1].act == "draw" and a[i - 1].seat == a[i].seat)
+    acts = list(a)
+    acts[i] = Event(seat=a[i].seat, act="hu", card=a[i - 1].card)
+    code, step, rule = err(with_actions(rec, acts))
+    assert (code, step, rule) == ("not_a_win", i, "shangdaren.hu_shape")
+    # 胡 on another seat's discard that does not complete the hand
+    j = next(j for j in range(len(a)) if a[j].act == "discard" and j + 1 < len(a) and a[j + 1].act == "draw")
+    acts = a[:j + 1] + [Event(seat=(a[j].seat + 1) % 3, act="hu", card=a[j].card)] + a[j + 1:]
+    assert err(with_actions(rec, acts))[:2] == ("not_a_win", j + 1)
