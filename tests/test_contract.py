@@ -1,0 +1,57 @@
+"""paipu/1 contract surface: schema file in sync, ruleset ids, simulator determinism, real deals."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import msgspec
+
+from replay.cards import ZIPAI
+from replay.options import make_ruleset
+from replay.record import json_schema
+from replay.replayer import replay_line
+from replay.simulator import simulate
+from replay.variants import get
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_published_schema_is_generated_from_the_types():
+    on_disk = json.loads((ROOT / "docs/paipu-1.schema.json").read_text(encoding="utf-8"))
+    assert on_disk == json.loads(json.dumps(json_schema()))
+
+
+def test_ruleset_id_groups_spelled_out_defaults_with_absent_ones():
+    opts = get("guilin").options
+    assert make_ruleset("guilin", opts, {}).id == "guilin-default"
+    assert make_ruleset("guilin", opts, {"tuo_step": 5, "zimo_bonus": "plus1"}).id == "guilin-default"
+    a = make_ruleset("guilin", opts, {"tuo_step": 3}).id
+    b = make_ruleset("guilin", opts, {"tuo_step": 3, "zimo_bonus": "plus1"}).id
+    assert a == b != "guilin-default" and a.startswith("guilin-")
+    assert make_ruleset("guilin", opts, {"zimo_bonus": "double"}).id != a
+
+
+def test_simulation_is_deterministic_and_ignores_global_random_state():
+    random.seed(1)
+    one = [msgspec.json.encode(r) for r in simulate("guilin", 5, 42)]
+    random.seed(999)
+    random.random()
+    two = [msgspec.json.encode(r) for r in simulate("guilin", 5, 42)]
+    assert one == two
+    assert one != [msgspec.json.encode(r) for r in simulate("guilin", 5, 43)]
+
+
+def test_real_2017_deals_are_the_80_card_deck_and_play_out_valid():
+    deals = [json.loads(x) for x in (ROOT / "data/guilin-deals-2017.jsonl").read_text().splitlines() if x.strip()]
+    assert len(deals) == 8
+    for d in deals:
+        cards = [c for h in d["hands"] for c in h] + d["wall"]
+        assert sorted(cards) == sorted(ZIPAI.all_cards())
+        assert [len(h) for h in d["hands"]] == [21, 20, 20] and len(d["wall"]) == 19
+    recs = list(simulate("guilin", len(deals), 1, deals=deals))
+    assert [r.game_id for r in recs] == [f"guilin-2017-{i}-s1" for i in range(1, 9)]
+    for r, d in zip(recs, deals):
+        assert r.deal.hands == d["hands"] and r.deal.wall == d["wall"]
+        assert replay_line(msgspec.json.encode(r)).verdict.valid
