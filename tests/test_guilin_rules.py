@@ -365,16 +365,12 @@ def test_shuffling_without_new_digest_is_a_shuffle_mismatch():
 # 001 §扫 / §扫穿: a flip matching a hand pair must be 扫'd, one matching a dealt 坎 must be 扫穿'd,
 # "即使是自己要胡，都不给，除非是扫穿刚好就能胡". So with win_from="self" the card cannot be used
 # elsewhere: the hand wins only if it is complete *with* the 扫 / 扫穿.
-@pytest.mark.xfail(strict=True, reason="ENGINE BUG (best_split, hence `paipu score`; replay is unaffected): best_split with win_from='self' lets the "
-                   "self-drawn card leave a hand pair to complete another group instead of the forced 扫")
 def test_self_drawn_card_on_a_pair_must_be_the_sao():
     # 小五小五 小四 小六 伍 + own flip 小五: with the forced 扫 (五五五) the rest 四 六 伍 is no shape.
     # Used as 四五六 + 五五伍 it would be complete — not allowed (扫 is forced).
     assert split(["x5", "x5", "x4", "x6", "d5"], [], "x5", "self") is None
 
 
-@pytest.mark.xfail(strict=True, reason="ENGINE BUG (best_split, hence `paipu score`; replay is unaffected): best_split with win_from='self' keeps a "
-                   "dealt 坎 and uses its self-drawn 4th card elsewhere instead of the forced 扫穿")
 def test_self_drawn_fourth_on_a_dealt_kan_must_be_the_sao_chuan():
     # dealt 伍伍伍 + 叁 肆, own flip 伍: 扫穿 伍 leaves 叁 肆 → no win. 坎 + 叁肆伍 is not allowed.
     assert split(["d5", "d5", "d5", "d3", "d4"], [], "d5", "self") is None
@@ -406,9 +402,6 @@ def test_score_case_win_on_another_seats_flip():
     assert (out["win"], out["points"], out["units"], out["hand_types"]) == (True, 15, 2, [])
 
 
-@pytest.mark.xfail(strict=True, reason="ENGINE BUG (paipu score): a self-drawn 小五 onto 小五小五 is scored as a "
-                   "15-胡 自摸 using the card outside the forced 扫; the replayer rejects the same hu "
-                   "(missing_forced_action), and after the 扫 the hand is incomplete (001 §扫 强制执行)")
 def test_score_case_self_draw_onto_a_pair_is_no_win():
     from replay.score import score_case
     out = score_case({"variant": "guilin", "hand": SCORE_HAND, "win_card": "x5", "win_from": "self"})

@@ -197,9 +197,14 @@ def best_split(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], 
             c4 = counts.copy()
             c4[w] = 0
             branches.append((c4, fixed + [Group(kind4, (w,) * 4, group_points(kind4, w))], True, -1, ""))
-            c3 = counts.copy()
-            c3[w] = 1
-            branches.append((c3, fixed + [Group("kan", (w,) * 3, group_points("kan", w))], has_four, -1, ""))
+            if win_from != "self":  # one's own draw of the 4th is a forced 扫穿 (001 §扫穿)
+                c3 = counts.copy()
+                c3[w] = 1
+                branches.append((c3, fixed + [Group("kan", (w,) * 3, group_points("kan", w))], has_four, -1, ""))
+        elif n == 2 and win_from == "self":  # a pair + one's own draw is a forced 扫 (001 §扫)
+            c = counts.copy()
+            c[w] = 0
+            branches.append((c, fixed + [Group("sao", (w,) * 3, group_points("sao", w))], has_four, -1, ""))
         else:
             c = counts.copy()
             c[w] += 1

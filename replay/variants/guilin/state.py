@@ -48,6 +48,7 @@ class GuilinState(GameState):
         self.win: dict[str, Any] | None = None
         self.claims: list[int] = [0] * n
         self.skip_discard: str | None = None  # "chong_duo" / "no_card": this seat's claim is not followed by a discard
+        self.forced_card: tuple[int, int] | None = None  # (seat, card) of the forced act just made
         self.variant = ruleset.variant  # rule ids read zipai.<rule> under zipai
         # dealt_four = lay_down_pairs (004 §3.打牌 4): seats with two or more dealt fours lay them
         # face down before the first discard, then draw one replacement into the hand.
@@ -233,6 +234,9 @@ class GuilinState(GameState):
             raise self.fail("out_of_turn", "turn", f"seat {s} must discard now, not seat {ev.seat} (`{ev.act}`)")
         if ev.act == "hu":
             af = self.after_forced
+            fc = self.forced_card
+            if af is None and fc is not None and fc[0] == s and (ev.card is None or self.card(ev.card) == fc[1]):
+                raise self.fail("not_a_win", "hu_shape", self._not_win_reason(s, None, None) + " after its forced act")
             if af is None or af[0] != s or (ev.card is not None and self.card(ev.card) != af[1]):
                 raise self.fail("illegal_action", "hu", f"seat {s} has no card to win on now (it must discard)")
             if not self.can_win(s, None, None):
@@ -253,7 +257,7 @@ class GuilinState(GameState):
             raise self.fail("illegal_action", "kan_locked",
                             f"{ZIPAI.codes[c]} is a dealt 坎 of seat {s}: it cannot be split or discarded (001 §技巧攻略)")
         h[c] -= 1
-        self.after_forced = None
+        self.after_forced = self.forced_card = None
         self.discards += 1
         self.chou[s].add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
         self.open_window(c, s, "discard")
@@ -286,6 +290,8 @@ class GuilinState(GameState):
                 self.chou[o.seat].add(c)
             if o.seat in w.passed and o.act == "peng":
                 self.peng_passed[o.seat].add(c)
+        if act != "peng" and any(o.seat == s and o.act == "peng" for o in w.options):
+            self.peng_passed[s].add(c)  # 可碰的牌没有碰 (it took another option): a later draw is 过扫 (001 §过扫)
         h = self.hands[s]
         if w.kind == "start":
             self.end_win(s, None, None, None)
@@ -319,6 +325,7 @@ class GuilinState(GameState):
                     h[k] -= 1
                 self.melds[s].append(("bi", tuple(sorted(kinds))))
         forced = act in SAO_KINDS + FOUR
+        self.forced_card = (s, c) if forced else None
         self.after_forced = (s, c, win_from, w.src) if forced and self.can_win(s, None, None) else None
         chong_duo = act in FOUR and self.fours(s) >= 2
         if chong_duo or not any(self.free(s)):
@@ -342,13 +349,13 @@ class GuilinState(GameState):
             wf = "self" if s == w.src else ("flip" if w.kind == "flip" else "discard")
             if w.kind == "discard" and s == w.src:
                 raise self.fail("illegal_action", "hu", f"seat {s} cannot win on its own discard")
+            sao = next((o for o in w.options if o.act in ("sao", "guo_sao", "sao_chuan")), None)
+            if sao is not None:  # 扫穿/扫 outrank 胡, even the drawer's own (001 §扫穿: 即使是自己要胡，都不给)
+                raise self.fail("missing_forced_action", sao.rule, f"seat {sao.seat} had to `{sao.act}` {self.label(c)} (扫/扫穿 outrank 胡)")
             if not self.can_win(s, c, wf):
                 raise self.fail("not_a_win", "hu_shape", self._not_win_reason(s, c, wf))
             if w.kind == "discard" and self.rules["dian_pao_bu_zhun_hu"]:
                 raise self.fail("illegal_action", "dian_pao_bu_zhun_hu", "点炮不准胡: only flipped cards can be won")
-            if any(o.act in ("sao", "guo_sao", "sao_chuan") for o in w.options):
-                o = next(o for o in w.options if o.act in ("sao", "guo_sao", "sao_chuan"))
-                raise self.fail("missing_forced_action", o.rule, f"seat {o.seat} had to `{o.act}` {self.label(c)} (扫/扫穿 outrank 胡)")
         if ev.act == "chi":
             if w.kind == "discard" and s != self.xia(w.src):
                 raise self.fail("out_of_turn", "chi_position", f"only the 下家 (seat {self.xia(w.src)}) may 吃 a discard (上家可碰不能吃)")
