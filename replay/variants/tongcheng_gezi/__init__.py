@@ -1,0 +1,38 @@
+"""通城個子牌 (seed 000_b93a380aaaa9b6e3.txt; 002_f9a80b28e0fcbf1a.txt §通城個子簡介): the 花牌 deck of
+110 cards, 3 or 4 players, 撿/碰/招/觀生/滑, 六句半 with a minimum of 個子, 分 = ⌊個子/7⌋.
+
+Files by role: ``options.py`` (rule options), ``scoring.py`` (個子 per card and group, 句, the
+六句半 split, special hands), ``state.py`` (the game as a state machine: acts, claim windows,
+settlement), ``bots.py`` (simulator players). Rules doc: ``docs/rules/tongcheng_gezi.md``.
+"""
+
+from __future__ import annotations
+
+from replay.cards import HUAPAI
+from replay.variants import _BASE, VariantSpec
+from replay.variants.tongcheng_gezi.options import OPTIONS
+
+
+def _state(record, ruleset):  # lazy: keeps the registry import light
+    from replay.variants.tongcheng_gezi.state import GeziState
+
+    return GeziState(record, ruleset)
+
+
+def _score(case, rules):
+    from replay.variants.tongcheng_gezi.scoring import score_case
+
+    return score_case(case, rules)
+
+
+SPEC = VariantSpec(
+    id="tongcheng_gezi",
+    seed="000_b93a380aaaa9b6e3.txt",
+    deck=HUAPAI,
+    players=(4, 3),  # the first is the simulator's default, as option `players` (002: 人數非得有四人)
+    acts=_BASE | {"jian", "peng", "zhao", "guan_sheng", "hua"},
+    options=OPTIONS,
+    state=_state,
+    hand_sizes=lambda n: (20, 19),  # 000 §遊戲介紹: 每人起牌19張，莊家起20張
+    scorer=_score,
+)

@@ -1,0 +1,167 @@
+"""Simulator players for 通城個子牌: a random-legal bot and a heuristic bot.
+
+Bots see the state (their own hand and everything public) and answer two questions:
+``discard(state, seat, events)`` picks one of the legal discard-phase events, and
+``claim(state, seat, option)`` returns one of the option's events or None (decline).
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+from replay.cards import HUAPAI
+from replay.engine import Option
+from replay.record import Event
+from replay.variants.tongcheng_gezi import scoring as sc
+
+
+@lru_cache(maxsize=1_000_000)
+def shape_value(counts: tuple[int, ...]) -> float:
+    """Heuristic worth of concealed cards as 22 character counts: a complete group (句, 坎) 3 plus
+    a little for its 個子 bonus, a pair 1.3, two of one 句 1.0, a single 0. Lowest character first;
+    a character that can open a complete group is only tried in complete groups (keeps it fast)."""
+    i = 0
+    while i < len(counts) and not counts[i]:
+        i += 1
+    if i == len(counts):
+        return 0.0
+    best = -1.0
+    if counts[i] >= 3:
+        r = list(counts)
+        r[i] -= 3
+        best = 3.0 + 0.3 * sc.GROUP_BONUS["kan"][0 if sc.RED_CHAR[i] else 1] + shape_value(tuple(r))
+    for j in sc.JU_FROM[i]:
+        if counts[j[1]] and counts[j[2]]:
+            r = list(counts)
+            r[i] -= 1
+            r[j[1]] -= 1
+            r[j[2]] -= 1
+            best = max(best, 3.0 + 0.3 * (j in sc.JU_RED) + shape_value(tuple(r)))
+    if best >= 0:
+        return best
+    r = list(counts)
+    r[i] -= 1
+    best = shape_value(tuple(r))  # i as a single
+    if counts[i] >= 2:
+        r[i] -= 1
+        best = max(best, 1.3 + shape_value(tuple(r)))
+        r[i] += 1
+    for b in sc.HALF_PARTNERS[i]:
+        if counts[b]:
+            r[b] -= 1
+            best = max(best, 1.0 + shape_value(tuple(r)))
+            r[b] += 1
+    return best
+
+
+def _gezi_value(state, seat: int, gezi_cards: int) -> float:
+    """Worth of the 個子 held (cards in hand + melds) toward the table's minimum."""
+    gezi = gezi_cards + sum(sc.group_gezi(k, c) for k, c in state.melds[seat])
+    return 0.35 * min(gezi, sc.MIN_GEZI[state.n] + 2) + 0.05 * gezi
+
+
+def hand_value(state, seat: int, hand: list[int]) -> float:
+    """Shape of ``hand`` (27 kinds) plus the 個子 it holds toward the table's minimum."""
+    gezi = sum(sc.CARD_GEZI[k] * n for k, n in enumerate(hand))
+    return shape_value(tuple(sc.chars_of(hand))) + _gezi_value(state, seat, gezi)
+
+
+def best_discard_value(state, seat: int, hand: list[int]) -> float:
+    """:func:`hand_value` of ``hand`` after its best discard (one shape search per character)."""
+    chars = sc.chars_of(hand)
+    gezi = sum(sc.CARD_GEZI[k] * n for k, n in enumerate(hand))
+    best = -1e9
+    for ch in range(sc.N_CHARS):
+        if not chars[ch]:
+            continue
+        chars[ch] -= 1
+        shape = shape_value(tuple(chars))
+        chars[ch] += 1
+        lost = min(sc.CARD_GEZI[k] for k in sc.KINDS_OF[ch] if hand[k])
+        best = max(best, shape + _gezi_value(state, seat, gezi - lost))
+    return best
+
+
+class RandomBot:
+    """Uniform over legal choices; declines an optional claim half of the time (撿 two thirds)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def discard(self, state, seat: int, events: list[Event]) -> Event:
+        return self.rng.choice(events)
+
+    def claim(self, state, seat: int, opt: Option) -> Event | None:
+        if self.rng.random() < (0.33 if opt.act == "jian" else 0.5):
+            return self.rng.choice(opt.events)
+        return None
+
+
+class HeuristicBot:
+    """Plays to win: always 胡, 滑 and 招; 觀生 when it keeps the hand's shape; 碰 and 撿 when the
+    hand after the best discard beats the hand as it is; discards the card it misses least."""
+
+    JIAN_MARGIN = 0.6  # a 撿 must beat the hand by about what a blind draw would bring
+    PENG_MARGIN = 0.8
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def discard(self, state, seat: int, events: list[Event]) -> Event:
+        for e in events:
+            if e.act in ("hu", "hua"):
+                return e
+        hand = list(state.hands[seat])
+        gs = [e for e in events if e.act == "guan_sheng"]
+        if gs:
+            now = best_discard_value(state, seat, hand)
+            for e in gs:
+                h = list(hand)
+                for c in e.cards:
+                    h[HUAPAI.index(c)] -= 1
+                if best_discard_value(state, seat, h) + 3.0 >= now - 0.5:
+                    return e
+        chars = sc.chars_of(hand)
+        gezi = sum(sc.CARD_GEZI[k] * n for k, n in enumerate(hand))
+        shape: dict[int, float] = {}
+        best, best_v = None, -1e9
+        for e in events:
+            if e.act != "discard":
+                continue
+            k = HUAPAI.index(e.card)
+            ch = sc.CHAR_OF[k]
+            if ch not in shape:
+                chars[ch] -= 1
+                shape[ch] = shape_value(tuple(chars))
+                chars[ch] += 1
+            v = shape[ch] + _gezi_value(state, seat, gezi - sc.CARD_GEZI[k]) + 0.01 * self.rng.random()
+            if v > best_v:
+                best, best_v = e, v
+        assert best is not None
+        return best
+
+    def claim(self, state, seat: int, opt: Option) -> Event | None:
+        if opt.act in ("hu", "hua", "zhao"):
+            return opt.events[0]
+        hand = list(state.hands[seat])
+        now = hand_value(state, seat, hand)
+        c = state.window.card
+        if opt.act == "jian":
+            h = list(hand)
+            h[c] += 1
+            return opt.events[0] if best_discard_value(state, seat, h) > now + self.JIAN_MARGIN else None
+        if opt.act == "peng":
+            best, best_v = None, now + self.PENG_MARGIN
+            for e in opt.events:
+                h = list(hand)
+                for x in e.cards:
+                    h[HUAPAI.index(x)] -= 1
+                v = 3.0 + 0.3 * sc.group_gezi("peng", [c, *(HUAPAI.index(x) for x in e.cards)]) + best_discard_value(state, seat, h)
+                if v > best_v:
+                    best, best_v = e, v
+            return best
+        return None
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot}

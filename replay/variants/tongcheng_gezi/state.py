@@ -1,0 +1,471 @@
+"""通城個子牌 as a state machine over the engine core (replay/engine.py).
+
+Seed: 000_b93a380aaaa9b6e3.txt (cited as 000 §section) and the 通城個子 introduction of
+002_f9a80b28e0fcbf1a.txt; readings and decisions: docs/rules/tongcheng_gezi.md.
+
+Turn: a seat draws into its hand (or 撿s its 上家's discard), may 觀生 / 滑 / 胡, then discards.
+A discard opens a window: 胡 (any other seat), 碰 / 招 / 滑 (any other seat), 撿 (the 下家 only,
+lowest). Option keys encode the order: with ``claim_order = hu_first`` (default) every 胡 first,
+then 碰 / 招 / 滑, each in turn order after the discarder (000 §操作規則 碰: 上家打出可以馬上碰,
+下家打出必須等上家說不碰), then 撿 (000 §操作規則 撿: 在沒有其它玩家 碰 招 滑 胡 的情況下).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replay.cards import HUAPAI
+from replay.engine import GameState, Option, Phase, Window
+from replay.record import Event
+from replay.variants.tongcheng_gezi import scoring as sc
+
+R_HU, R_MELD, R_JIAN = 0, 1, 2
+CODES = HUAPAI.codes
+
+
+def _codes(kinds) -> list[str]:
+    return [CODES[k] for k in kinds]
+
+
+class GeziState(GameState):
+    """A 通城個子牌 hand in play. Construct from a decoded record and its ruleset.
+
+    Extra state: ``jian[s][k]`` how many 撿 copies of kind ``k`` seat ``s`` holds (they may not
+    join identical cards in 碰 / 招 / 觀生 / 滑); ``can_hu`` whether the seat to discard may win on
+    its own hand now (``"deal"``: the dealer's dealt hand, ``"draw"``: after a draw from the wall).
+    """
+
+    variant = "tongcheng_gezi"
+    deck = HUAPAI
+
+    def __init__(self, record, ruleset) -> None:
+        super().__init__(record, ruleset)
+        n = self.n
+        self.jian: list[list[int]] = [[0] * sc.N_KINDS for _ in range(n)]
+        self.bu = False  # the pending draw is a replacement (補) after 招 / 觀生 / 滑
+        self.last_draw: int | None = None
+        self.win: dict[str, Any] | None = None
+        self.players_error = (None if n == ruleset["players"] else
+                              f"the record has {n} seats but rule option `players` is {ruleset['players']} "
+                              f"(set \"rules\": {{\"players\": {n}}} for a {n}-seat table)")
+        # The dealer discards first, with its 20 dealt cards (000 §遊戲介紹: 莊家起20張); no start window.
+        self.phase, self.turn = Phase.DISCARD, self.dealer
+        self.can_hu: str | None = "deal"
+
+    # -- helpers ---------------------------------------------------------------------------
+    def free(self, seat: int, k: int) -> int:
+        """Copies of kind ``k`` the seat holds that were not 撿ed (000 §操作規則 撿: 不能與相同的牌
+        配合起來碰招觀生與滑)."""
+        return self.hands[seat][k] - self.jian[seat][k]
+
+    def combos(self, seat: int, ch: int, m: int) -> list[list[int]]:
+        """Every choice (as kinds) of ``m`` non-撿 cards of character ``ch`` from the seat's hand."""
+        kinds = sc.KINDS_OF[ch]
+        if len(kinds) == 1:
+            return [[kinds[0]] * m] if self.free(seat, kinds[0]) >= m else []
+        p, f = kinds
+        return [[p] * a + [f] * (m - a) for a in range(m, -1, -1)
+                if a <= self.free(seat, p) and m - a <= self.free(seat, f)]
+
+    def meld_of(self, seat: int, ch: int, kinds: tuple[str, ...]) -> int | None:
+        for i, (k, cards) in enumerate(self.melds[seat]):
+            if k in kinds and sc.CHAR_OF[cards[0]] == ch:
+                return i
+        return None
+
+    def judge(self, seat: int, extra: int | None = None) -> sc.Judgement:
+        """The seat's hand judged (with ``extra``, a claimed card, added)."""
+        h = list(self.hands[seat])
+        if extra is not None:
+            h[extra] += 1
+        return sc.judge(h, self.melds[seat], self.n, self.rules["special_base"], self.rules["shidui_four"])
+
+    def _key(self, rank: int, pos: int) -> tuple[int, int]:
+        if rank == R_JIAN:  # 撿 is last, whatever the order (000 §操作規則 撿)
+            return (R_JIAN, 0) if self.rules["claim_order"] == "hu_first" else (self.n, 0)
+        return (rank, pos) if self.rules["claim_order"] == "hu_first" else (pos, rank)
+
+    def apply(self, ev: Event) -> None:
+        """Verify and apply one event (core :meth:`GameState.apply`); first a record whose seat count
+        disagrees with rule option ``players`` is refused (``schema``, rule ``tongcheng_gezi.players``)."""
+        if self.players_error:
+            raise self.fail("schema", "players", self.players_error)
+        super().apply(ev)
+
+    # -- options ---------------------------------------------------------------------------
+    def window_options(self, c: int, src: int) -> list[Option]:
+        """Every seat's options on ``c`` discarded by ``src``. With the wall empty only 胡 is
+        offered (the hand ends at that discard; docs/rules/tongcheng_gezi.md decision 8)."""
+        out: list[Option] = []
+        ch = sc.CHAR_OF[c]
+        code = CODES[c]
+        order = [(src + i) % self.n for i in range(1, self.n)]
+        wall = self.wall_left > 0
+        for pos, s in enumerate(order):
+            if self.judge(s, c).win:  # 抓衝: any seat may win on a discard (000 §胡牌規則)
+                out.append(Option(s, "hu", self._key(R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "tongcheng_gezi.hu"))
+            if not wall:
+                continue
+            if self.meld_of(s, ch, ("peng",)) is None:  # 碰過的牌不能再招 (000 §操作規則 招)
+                evs = [Event(seat=s, act="peng", card=code, cards=_codes(cs)) for cs in self.combos(s, ch, 2)]
+                if evs:  # 碰: 手中有2個相同的字 (000 §操作規則 碰)
+                    out.append(Option(s, "peng", self._key(R_MELD, pos), False, evs, "tongcheng_gezi.peng"))
+                evs = [Event(seat=s, act="zhao", card=code, cards=_codes(cs)) for cs in self.combos(s, ch, 3)]
+                if evs:  # 招: 手中有1坎，別人再出一張 (000 §操作規則 招)
+                    out.append(Option(s, "zhao", self._key(R_MELD, pos), False, evs, "tongcheng_gezi.zhao"))
+            if self.meld_of(s, ch, ("guan_sheng",)) is not None:  # 滑: 其它玩家打出第五張 (000 §操作規則 滑)
+                out.append(Option(s, "hua", self._key(R_MELD, pos), False, [Event(seat=s, act="hua", card=code)], "tongcheng_gezi.hua"))
+        if wall:  # 撿: the 下家 only (000 §操作規則 撿: 上家打的牌)
+            x = self.xia(src)
+            out.append(Option(x, "jian", self._key(R_JIAN, 0), False, [Event(seat=x, act="jian", card=code)], "tongcheng_gezi.jian"))
+        return out
+
+    def own_events(self, s: int) -> list[Event]:
+        """The seat's legal events in its discard phase: 胡 (after a draw, or the dealer's dealt
+        hand), 觀生, 滑 (with a card left to replace them), and every discard."""
+        evs: list[Event] = []
+        h = self.hands[s]
+        if self.can_hu and self.judge(s).win:
+            card = CODES[self.last_draw] if self.can_hu == "draw" and self.last_draw is not None else None
+            evs.append(Event(seat=s, act="hu", card=card))
+        if self.wall_left > 0:
+            for ch in range(sc.N_CHARS):
+                evs += [Event(seat=s, act="guan_sheng", cards=_codes(cs)) for cs in self.combos(s, ch, 4)]
+            for k, cards in self.melds[s]:
+                if k == "guan_sheng":
+                    evs += [Event(seat=s, act="hua", card=CODES[x]) for x in sc.KINDS_OF[sc.CHAR_OF[cards[0]]] if self.free(s, x) > 0]
+        evs += [Event(seat=s, act="discard", card=CODES[k]) for k, n in enumerate(h) if n]
+        return evs
+
+    # -- events ----------------------------------------------------------------------------
+    def open_window(self, card: int, src: int) -> None:
+        """Open the discard to claims; the last discard nobody can 胡 ends the hand at once (荒庄)."""
+        w = Window(card, src, "discard", self.window_options(card, src))
+        if not w.options and self.wall_left == 0:
+            self.window_closed(w)
+            return
+        self.window, self.phase = w, Phase.WINDOW
+
+    def to_draw(self, seat: int, bu: bool = False) -> None:
+        """``seat`` draws next (a replacement when ``bu``); an empty wall ends the hand (荒庄)."""
+        if self.wall_left == 0:
+            self.end_draw()
+        else:
+            self.phase, self.turn, self.bu = Phase.DRAW, seat, bu
+
+    def on_draw(self, ev: Event) -> None:
+        """A draw goes into the drawer's hand (000 §遊戲介紹). Replacements after 招 / 觀生 / 滑 come
+        from the front (牌面) or, with ``bu_pai = tail``, the back (``"tail": true``)."""
+        s = self.turn
+        if ev.act != "draw" or ev.seat != s:
+            what = "its replacement card (補)" if self.bu else "a card"
+            raise self.fail("out_of_turn", "turn", f"seat {s} must draw {what} now; got `{ev.act}` by seat {ev.seat}")
+        tail = self.bu and self.rules["bu_pai"] == "tail"
+        if ev.tail != tail:
+            raise self.fail("illegal_action", "bu_pai", f"this draw comes from the {'back' if tail else 'front'} of the wall "
+                            f"(`tail` must be {'true' if tail else 'absent'})")
+        c = self.card(ev.card)
+        want = self.wall[self.back - 1 if tail else self.front]
+        if c != want:
+            raise self.fail("wall_mismatch", "paipu.wall", f"seat {s} drew {CODES[c]} but the next card of the wall is {CODES[want]}")
+        if tail:
+            self.back -= 1
+        else:
+            self.front += 1
+        self.hands[s][c] += 1
+        self.last_draw, self.can_hu, self.bu = c, "draw", False
+        self.phase = Phase.DISCARD
+
+    def on_discard_phase(self, ev: Event) -> None:
+        """The seat to play discards (opening a window), or first 觀生s / 滑s (a replacement
+        follows) or 胡s on its own hand. :raises RuleViolation: ``out_of_turn`` for another seat,
+        ``illegal_action`` naming the rule, ``not_a_win``."""
+        s = self.turn
+        if ev.seat != s:
+            raise self.fail("out_of_turn", "turn", f"seat {s} is to play now (discard, 觀生, 滑 or 胡), not seat {ev.seat} (`{ev.act}`)")
+        h = self.hands[s]
+        if ev.act == "discard":
+            c = self.card(ev.card)
+            if h[c] == 0:
+                raise self.fail("illegal_action", "discard", f"seat {s} holds no {CODES[c]} to discard")
+            h[c] -= 1
+            # The log cannot tell copies apart: a 撿 copy is taken to stay while one is held (decision 5).
+            self.jian[s][c] = min(self.jian[s][c], h[c])
+            self.can_hu = None
+            self.open_window(c, s)
+        elif ev.act == "guan_sheng":
+            self._guan_sheng(s, ev)
+        elif ev.act == "hua":
+            self._hua_own(s, ev)
+        elif ev.act == "hu":
+            self._zimo(s, ev)
+        else:
+            raise self.fail("illegal_action", "discard", f"seat {s} must discard now (or 觀生, 滑, 胡), not `{ev.act}`")
+
+    def _need_wall(self, s: int, act: str) -> None:
+        if self.wall_left == 0:
+            raise self.fail("illegal_action", "bu_pai", f"seat {s} cannot `{act}`: the wall is empty, no replacement card is left")
+
+    def _guan_sheng(self, s: int, ev: Event) -> None:
+        """觀生: four of a kind from one's own hand, declared and fixed; a replacement follows
+        (000 §操作規則 觀生)."""
+        cards = [self.card(x) for x in ev.cards or []]
+        if len(cards) != 4 or len({sc.CHAR_OF[k] for k in cards}) != 1:
+            raise self.fail("illegal_action", "guan_sheng", "觀生 names four cards of one character in `cards`")
+        if ev.card is not None and self.card(ev.card) not in cards:
+            raise self.fail("illegal_action", "guan_sheng", "觀生's `card` must be one of its four `cards`")
+        need = {k: cards.count(k) for k in set(cards)}
+        if any(self.hands[s][k] < n for k, n in need.items()):
+            raise self.fail("illegal_action", "guan_sheng", f"seat {s} does not hold {'+'.join(_codes(cards))}")
+        if any(self.free(s, k) < n for k, n in need.items()):
+            raise self.fail("illegal_action", "jian_same", f"seat {s}'s {CODES[cards[0]]} includes a card it 撿ed: "
+                            "a 撿 card never joins identical cards to 觀生 (000 §操作規則 撿)")
+        self._need_wall(s, "guan_sheng")
+        for k in cards:
+            self.hands[s][k] -= 1
+        self.melds[s].append(("guan_sheng", tuple(sorted(cards))))
+        self.can_hu = None
+        self.to_draw(s, bu=True)
+
+    def _hua_own(self, s: int, ev: Event) -> None:
+        """滑 with one's own fifth card on a 觀生 set; a replacement follows (000 §操作規則 滑)."""
+        c = self.card(ev.card)
+        if ev.cards:
+            raise self.fail("illegal_action", "hua", "滑 adds one card to a 觀生 set: `cards` is omitted (spec §4 upgrade)")
+        self._hua_meld(s, c)
+        if self.hands[s][c] == 0:
+            raise self.fail("illegal_action", "hua", f"seat {s} holds no {CODES[c]} to 滑")
+        if self.free(s, c) == 0:
+            raise self.fail("illegal_action", "jian_same", f"seat {s}'s {CODES[c]} was 撿ed: a 撿 card never 滑s (000 §操作規則 撿)")
+        self._need_wall(s, "hua")
+        self.hands[s][c] -= 1
+        i = self._hua_meld(s, c)
+        k, cards = self.melds[s][i]
+        self.melds[s][i] = ("hua", tuple(sorted((*cards, c))))
+        self.can_hu = None
+        self.to_draw(s, bu=True)
+
+    def _hua_meld(self, s: int, c: int) -> int:
+        """Index of the seat's 觀生 set of ``c``'s character. :raises RuleViolation: none (滑牌前必須先觀生;
+        招過的滑也不能滑了, 000 §操作規則)."""
+        ch = sc.CHAR_OF[c]
+        i = self.meld_of(s, ch, ("guan_sheng",))
+        if i is not None:
+            return i
+        if self.meld_of(s, ch, ("zhao",)) is not None:
+            raise self.fail("illegal_action", "hua_not_zhao", f"seat {s}'s {sc.HUAPAI_CHARS[ch]} set was 招ed: a 招 set cannot 滑 (000 §操作規則 招)")
+        raise self.fail("illegal_action", "hua_needs_guan_sheng", f"seat {s} has no 觀生 set of {sc.HUAPAI_CHARS[ch]}: 滑牌前必須先觀生 (000 §操作規則 滑)")
+
+    def _zimo(self, s: int, ev: Event) -> None:
+        """胡 on one's own hand: after a draw from the wall (自摸), or the dealer's dealt hand (天胡)."""
+        if self.can_hu is None:
+            raise self.fail("illegal_action", "zimo", f"seat {s} did not draw its last card: it may 胡 only on a card it drew "
+                            "(a win on a discard is claimed on that discard)")
+        c = None if ev.card is None else self.card(ev.card)
+        if self.can_hu == "draw" and c != self.last_draw:
+            raise self.fail("illegal_action", "zimo", f"seat {s}'s 自摸 names {CODES[c] if c is not None else 'no card'}, "
+                            f"but it drew {CODES[self.last_draw]}")  # type: ignore[index]
+        if self.can_hu == "deal" and c is not None:
+            raise self.fail("illegal_action", "zimo", "a win on the dealt hand (天胡) has no `card`")
+        j = self.judge(s)
+        if not j.win:
+            raise self.fail("not_a_win", self._not_win_rule(j), f"seat {s}: {j.reason}")
+        self.end_win(s, c, "zimo" if self.can_hu == "draw" else "deal", None, j)
+
+    @staticmethod
+    def _not_win_rule(j: sc.Judgement) -> str:
+        return "min_gezi" if j.points is not None else "liu_ju_ban"
+
+    def window_closed(self, w: Window) -> None:
+        """Nobody took the discard: it stays in the river and the 下家 draws."""
+        self.river[w.src].append(w.card)
+        self.to_draw(self.xia(w.src))
+
+    def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
+        """A claim on the discard, already matched and priority-checked by the core: 胡 ends the
+        hand; 碰 and 撿 are followed by the claimer's discard; 招 and 滑 by its replacement draw."""
+        s, c, act = ev.seat, w.card, ev.act
+        h = self.hands[s]
+        if act == "hu":
+            self.end_win(s, c, "dianpao", w.src, self.judge(s, c))
+            return
+        if act in ("peng", "zhao"):
+            own = [self.card(x) for x in ev.cards or []]
+            for k in own:
+                h[k] -= 1
+            self.melds[s].append((act, tuple(sorted((*own, c)))))
+            if act == "zhao":  # 招 draws a replacement (000 §操作規則 招: 在牌面起一張牌)
+                self.to_draw(s, bu=True)
+                return
+        elif act == "hua":  # upgrade of a 觀生 set with a discarded fifth; a replacement follows
+            i = self._hua_meld(s, c)
+            self.melds[s][i] = ("hua", tuple(sorted((*self.melds[s][i][1], c))))
+            self.to_draw(s, bu=True)
+            return
+        elif act == "jian":  # 撿: the card goes into the hand as if drawn (000 §操作規則 撿)
+            h[c] += 1
+            self.jian[s][c] += 1
+        self.can_hu = None  # after 碰 / 撿 the seat discards; a win on this card was the 胡 option
+        self.phase, self.turn = Phase.DISCARD, s
+
+    # -- errors in words ---------------------------------------------------------------------
+    def explain_missing_option(self, ev: Event, w: Window, mine: list[Option]) -> None:
+        """Name the rule when a claim is not among the seat's options (撿 by a seat not the 下家,
+        胡 on an incomplete hand, 碰 / 招 with a 撿 card, 滑 without 觀生, claims on the last card)."""
+        s, c = ev.seat, w.card
+        ch = sc.CHAR_OF[c]
+        name = sc.HUAPAI_CHARS[ch]
+        if ev.card is not None and self.card(ev.card) != c:
+            return
+        if s in w.passed:
+            raise self.fail("illegal_action", "paipu.pass", f"seat {s} already passed on this {CODES[c]}")
+        if ev.act == "jian":
+            if s != self.xia(w.src):
+                raise self.fail("out_of_turn", "jian_xiajia", f"only the 下家 of seat {w.src} (seat {self.xia(w.src)}) may 撿 its "
+                                f"discard, not seat {s} (000 §操作規則 撿: 上家打的牌)")
+            raise self.fail("illegal_action", "jian", "the wall is empty: the hand ends at this discard unless someone 胡s")
+        if ev.act == "hu":
+            if s == w.src:
+                raise self.fail("illegal_action", "hu", f"seat {s} cannot win on its own discard")
+            j = self.judge(s, c)
+            raise self.fail("not_a_win", self._not_win_rule(j), f"seat {s} with {CODES[c]}: {j.reason}")
+        if ev.act in ("peng", "zhao", "hua") and s != w.src:
+            if self.wall_left == 0:
+                raise self.fail("illegal_action", "haidi", "the wall is empty: only 胡 may be claimed on the last discard")
+            if ev.act == "hua":
+                self._hua_meld(s, c)
+            need = 2 if ev.act == "peng" else 3
+            held = sum(self.hands[s][k] for k in sc.KINDS_OF[ch])
+            if ev.act == "zhao" and self.meld_of(s, ch, ("peng",)) is not None:
+                raise self.fail("illegal_action", "zhao_not_peng", f"seat {s} 碰ed {name}: 碰過的牌不能再招 (000 §操作規則 招)")
+            if held >= need:
+                raise self.fail("illegal_action", "jian_same", f"seat {s}'s {name} includes a card it 撿ed: a 撿 card never "
+                                f"joins identical cards to {ev.act} (000 §操作規則 撿)")
+            raise self.fail("illegal_action", ev.act, f"seat {s} holds {held} {name}, {ev.act} needs {need}")
+
+    def explain_bad_event(self, ev: Event, w: Window, opts: list[Option]) -> None:
+        """Name the rule when a 碰 / 招 / 滑 is taken with the wrong own cards."""
+        if ev.act in ("peng", "zhao") and ev.cards:
+            own = [self.card(x) for x in ev.cards]
+            if any(sc.CHAR_OF[k] != sc.CHAR_OF[w.card] for k in own) or len(own) != (2 if ev.act == "peng" else 3):
+                raise self.fail("illegal_action", ev.act, f"{ev.act} takes {2 if ev.act == 'peng' else 3} cards identical to {CODES[w.card]}")
+            if all(self.hands[ev.seat][k] >= own.count(k) for k in own):
+                raise self.fail("illegal_action", "jian_same", f"seat {ev.seat} {ev.act}s with a card it 撿ed: a 撿 card never joins "
+                                "identical cards (000 §操作規則 撿)")
+        if ev.act == "hua" and ev.cards:
+            raise self.fail("illegal_action", "hua", "滑 adds one card to a 觀生 set: `cards` is omitted (spec §4 upgrade)")
+
+    # -- settlement --------------------------------------------------------------------------
+    def end_draw(self) -> None:
+        """荒庄: the wall is empty and nobody won; nobody pays."""
+        self.phase = Phase.OVER
+        self.outcome = {"outcome": "draw", "winner": None, "win_card": None, "from": None, "points": None,
+                        "hand_types": [], "units": 0, "breakdown": None, "scores": [0] * self.n}
+        self.win = None
+
+    def end_win(self, s: int, c: int | None, kind: str, src: int | None, j: sc.Judgement) -> None:
+        """Settle a win by ``s`` (000 §計分規則). ``kind``: ``dianpao`` (抓衝: only the discarder pays
+        one share), ``zimo`` / ``deal`` (each other seat pays one share, or three with ``zimo_pay =
+        triple``). Share = ⌊個子/7⌋ × special factor (× 3 for 自摸 under ``triple``) × stake."""
+        self.phase = Phase.OVER
+        hand_types = [j.special] if j.special else []
+        zimo = 1
+        if kind != "dianpao":
+            hand_types.append("zimo" if kind == "zimo" else "tianhu")
+            if self.rules["zimo_pay"] == "triple":
+                zimo = 3
+        units = j.units * zimo
+        share = units * self.stake
+        scores = [0] * self.n
+        if kind == "dianpao":  # 抓別人的牌胡牌。那麽隻是放炮的人輸分 (000 §胡牌規則)
+            assert src is not None
+            scores[src] = -share
+            scores[s] = share
+        else:  # 自摸那就三家都要輸出 (000 §胡牌規則)
+            for o in range(self.n):
+                if o != s:
+                    scores[o] = -share
+            scores[s] = share * (self.n - 1)
+        bd = {"fen": j.fen, "bei": j.bei}
+        if zimo != 1:
+            bd["zimo"] = zimo
+        held = list(self.hands[s])
+        if kind == "dianpao" and c is not None:
+            held[c] += 1
+        for _, cards in self.melds[s]:
+            for k in cards:
+                held[k] += 1
+        self.win = {"seat": s, "card": c, "kind": kind, "judgement": j, "hua_cards": sc.hua_cards(held)}
+        self.outcome = {
+            "outcome": "win", "winner": s, "win_card": CODES[c] if c is not None else None,
+            "from": src if kind == "dianpao" else None, "points": j.points, "hand_types": hand_types,
+            "units": units, "breakdown": bd, "scores": scores,
+        }
+
+    def finish(self, n_actions: int) -> None:
+        """End of the log (core :meth:`GameState.finish`), after the ``players`` check."""
+        if self.players_error:
+            self.step = n_actions
+            raise self.fail("schema", "players", self.players_error)
+        super().finish(n_actions)
+
+    # -- views -------------------------------------------------------------------------------
+    def facts(self) -> dict[str, Any]:
+        """Variant-neutral facts for the warehouse (docs/warehouse.md) plus ``gezi``: for a win
+        ``{"from_cards", "from_melds", "hua_cards", "special"}`` (個子 from the cards' own counts,
+        from the groups, 花 cards held, the special hand id or None); None for a draw."""
+        melds = [{"seat": s, "kind": k, "cards": _codes(cards), "points": sc.group_gezi(k, cards), "origin": "table"}
+                 for s in range(self.n) for k, cards in self.melds[s]]
+        gezi = None
+        kind = None
+        if self.win is not None:
+            ws = self.win["seat"]
+            j: sc.Judgement = self.win["judgement"]
+            melds = [m for m in melds if m["seat"] != ws]
+            melds += [{"seat": ws, "kind": g.kind, "cards": g.codes(), "points": g.points, "origin": g.origin} for g in j.groups]
+            gezi = {"from_cards": j.from_cards, "from_melds": j.from_melds, "hua_cards": self.win["hua_cards"], "special": j.special}
+            kind = self.win["kind"]
+        return {
+            "win_kind": kind,
+            "melds": melds,
+            "hands": [HUAPAI.expand(h) for h in self.hands],
+            "discards": [_codes(r) for r in self.river],
+            "wall_left": self.wall_left,
+            "gezi": gezi,
+        }
+
+    def legal_events(self) -> list[Event]:
+        """Every event that may come next (explicit passes included; in a window, the 下家's draw
+        that closes it)."""
+        if self.phase is Phase.OVER:
+            return []
+        if self.phase is Phase.DRAW:
+            tail = self.bu and self.rules["bu_pai"] == "tail"
+            return [Event(seat=self.turn, act="draw", card=CODES[self.wall[self.back - 1 if tail else self.front]], tail=tail)]
+        if self.phase is Phase.DISCARD:
+            return self.own_events(self.turn)
+        w = self.window
+        assert w is not None
+        # a claim is legal now only when no other seat's higher claim is still open (spec §6 priority)
+        evs = [e for o in w.options if o.seat not in w.passed and not w.ahead_of(o) for e in o.events]
+        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in w.options if o.seat not in w.passed})]
+        if self.wall_left:
+            evs.append(Event(seat=self.xia(w.src), act="draw", card=CODES[self.wall[self.front]]))
+        return evs
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table now, for the audit view: per seat hand (撿 copies noted), melds with 個子,
+        discards, and the legal next events."""
+        opts: dict[int, list[str]] = {s: [] for s in range(self.n)}
+        for e in self.legal_events():
+            txt = e.act + (f" {e.card}" if e.card else "") + (f" with {'+'.join(e.cards)}" if e.cards else "")
+            opts[e.seat].append(txt)
+        return {
+            "phase": self.phase.value,
+            "turn": self.turn,
+            "wall_left": self.wall_left,
+            "seats": [{"seat": s, "player": self.record.seats[s], "hand": HUAPAI.expand(self.hands[s]),
+                       "jian": HUAPAI.expand(self.jian[s]),
+                       "melds": [{"kind": k, "cards": _codes(c), "points": sc.group_gezi(k, c)} for k, c in self.melds[s]],
+                       "discards": _codes(self.river[s]), "options": opts[s]} for s in range(self.n)],
+        }
