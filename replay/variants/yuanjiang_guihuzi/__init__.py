@@ -1,0 +1,41 @@
+"""沅江鬼胡子 (seed 003_50360bd1f53fc819.txt): 80 cards, 3 players, 坎/碰/飘/歪/溜, 门子, 16 hand types, 息.
+
+Files by role: ``options.py`` (rule options), ``scoring.py`` (sentences, 门子, the best split, hand
+types, the 息 formula, 理牌), ``state.py`` (the game as a state machine: acts, priority, 过吃/过碰/锁牌,
+settlement), ``bots.py`` (simulator players), ``dingzhuang.py`` (定庄 across a table's hands).
+Rules doc: ``docs/rules/yuanjiang_guihuzi.md``.
+"""
+
+from __future__ import annotations
+
+from replay.cards import ZIPAI
+from replay.variants import _BASE, VariantSpec
+from replay.variants.yuanjiang_guihuzi.dingzhuang import check_dealer_sequence
+from replay.variants.yuanjiang_guihuzi.options import OPTIONS
+
+__all__ = ["SPEC", "check_dealer_sequence"]
+
+
+def _state(record, ruleset):  # lazy: keeps the registry import light
+    from replay.variants.yuanjiang_guihuzi.state import YuanjiangState
+
+    return YuanjiangState(record, ruleset)
+
+
+def _score(case, rules):
+    from replay.variants.yuanjiang_guihuzi.scoring import score_case
+
+    return score_case(case, rules)
+
+
+SPEC = VariantSpec(
+    id="yuanjiang_guihuzi",
+    seed="003_50360bd1f53fc819.txt",
+    deck=ZIPAI,
+    players=(3,),
+    acts=_BASE | {"chi", "peng", "wai", "liu", "piao"},
+    options=OPTIONS,
+    state=_state,
+    hand_sizes=lambda n: (20, 19),  # 003 §3 发牌: 庄家20张, 闲家19张
+    scorer=_score,
+)

@@ -1,0 +1,455 @@
+"""沅江鬼胡子 as a state machine over the engine core (replay/engine.py).
+
+Seed: 003_50360bd1f53fc819.txt (cited as 003 §section); readings and decisions:
+docs/rules/yuanjiang_guihuzi.md. Priority (003 §玩法规则 1): 歪/溜 > 胡 > 碰 > 吃, 自己 > 下家.
+Option keys below encode exactly that order (飘, the drawer's own 4th on its 碰, ranks with 歪/溜).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replay.cards import ZIPAI
+from replay.engine import GameState, Option, Phase, Window
+from replay.record import Event
+from replay.variants.yuanjiang_guihuzi import scoring as sc
+
+V = "yuanjiang_guihuzi"
+R_OWN, R_HU, R_PENG, R_CHI = 0, 1, 2, 3  # 003 §玩法规则 1: 歪/溜>胡>碰>吃
+
+
+def _codes(kinds) -> list[str]:
+    return [ZIPAI.codes[k] for k in kinds]
+
+
+class YuanjiangState(GameState):
+    """A 沅江鬼胡子 hand in play. Construct from a decoded record and its ruleset."""
+
+    variant = V
+    deck = ZIPAI
+
+    def __init__(self, record, ruleset) -> None:
+        super().__init__(record, ruleset)
+        n = self.n
+        # 不能吃自己出过的牌 / 过吃: card -> rule id that closed it (003 §玩法规则 3 ②, 4.1)
+        self.chi_closed: list[dict[int, str]] = [{} for _ in range(n)]
+        # (card, 门子) closed to that 门子: card -> rule id (003 §玩法规则 3 ② example, 4.1 example)
+        self.menzi_closed: list[dict[tuple[int, tuple[int, int]], str]] = [{} for _ in range(n)]
+        self.peng_closed: list[set[int]] = [set() for _ in range(n)]  # 过碰 (003 §玩法规则 4.2)
+        self.locked: list[set[int]] = [set() for _ in range(n)]  # 锁牌 (003 §玩法规则 4.3)
+        self.after_wai: tuple[int, int] | None = None  # (seat, card): may 胡 now (003 §名词解析 4)
+        self.dealer_discarded = False
+        # 报听 (003 §胡牌胡型 2): 听 from the start; None until the dealer's first discard.
+        self.ting: list[bool | None] = [None if s == self.dealer else self.is_ting(s) for s in range(n)]
+        self.win: dict[str, Any] | None = None
+        self.phase, self.turn = Phase.DISCARD, self.dealer  # the dealer discards first (no start window)
+
+    # -- hand helpers ----------------------------------------------------------------------
+    def free(self, seat: int) -> list[int]:
+        """Counts of the cards ``seat`` may discard: 锁牌 cannot be discarded (003 §玩法规则 4.3)."""
+        lk = self.locked[seat]
+        return [0 if k in lk else c for k, c in enumerate(self.hands[seat])]
+
+    def meld_of(self, seat: int, card: int, kind: str) -> int | None:
+        """Index of ``seat``'s meld of ``kind`` made of ``card``, or None."""
+        for i, (k, cards) in enumerate(self.melds[seat]):
+            if k == kind and cards[0] == card:
+                return i
+        return None
+
+    def is_ting(self, seat: int) -> bool:
+        """听: some card would complete the hand's shape (起胡条件 aside: 报听 lifts it)."""
+        held = list(self.hands[seat])
+        for _, cards in self.melds[seat]:
+            for k in cards:
+                held[k] += 1
+        return any(held[k] < 4 and sc.shape_ok(self.hands[seat], self.melds[seat], k) for k in range(20))
+
+    def baoting(self, seat: int) -> bool:
+        """Whether a win by ``seat`` now is 报听 (option ``baoting``; docs §Decisions 3)."""
+        return self.rules["baoting"] == "auto" and bool(self.ting[seat])
+
+    def evaluate(self, seat: int, card: int | None, wmode: str, tianhu: bool = False) -> sc.Win:
+        """Score ``seat`` winning on ``card`` (None: 天胡, or 胡 right after its own 歪)."""
+        ctx = sc.Context(tianhu=tianhu, haidi=not tianhu and self.wall_left == 0, baoting=not tianhu and self.baoting(seat))
+        return sc.evaluate(self.hands[seat], self.melds[seat], card, wmode, ctx, self.rules)
+
+    def can_win(self, seat: int, card: int | None, wmode: str, tianhu: bool = False) -> bool:
+        """Whether ``seat`` wins on ``card`` now: the shape, then 起胡条件 (003 §名词解析 5)."""
+        if card is not None and not sc.shape_ok(self.hands[seat], self.melds[seat], card, wmode):
+            return False
+        return self.evaluate(seat, card, wmode, tianhu).ok
+
+    def _discardable_after(self, seat: int, used: dict[int, int], new_locks: set[int] = frozenset()) -> bool:
+        """A claim is followed by a discard: some unlocked card must remain."""
+        lk = self.locked[seat] | new_locks
+        return any(n - used.get(k, 0) > 0 for k, n in enumerate(self.hands[seat]) if k not in lk)
+
+    def chi_locks(self, seat: int, card: int, own: tuple[int, int]) -> set[int]:
+        """锁牌 made by eating ``card`` with ``own``: the copies of ``card`` left in hand and the other
+        card that makes a sentence with ``own`` (003 §玩法规则 4.3: 小三小四小五小六 吃小三 → 小三 小六)."""
+        rest = list(self.hands[seat])
+        for k in own:
+            rest[k] -= 1
+        return {k for k in sc.completions(own) | {card} if rest[k] > 0}
+
+    def chi_choices(self, seat: int, card: int) -> list[tuple[int, int]]:
+        """The 门子 (own two cards) ``seat`` may eat ``card`` with, honouring 不能吃自己出过的牌, 过吃 and
+        their 门子 bans (003 §玩法规则 3 ②, 4.1), and leaving a card to discard."""
+        if card in self.chi_closed[seat]:
+            return []
+        h = self.hands[seat]
+        out = []
+        for s in sc.SENT_WITH[card]:
+            own = tuple(k for k in s if k != card)
+            if any(h[k] == 0 for k in own) or (card, own) in self.menzi_closed[seat]:
+                continue
+            if self._discardable_after(seat, {k: 1 for k in own}, self.chi_locks(seat, card, own)):
+                out.append(own)
+        return out
+
+    # -- options ---------------------------------------------------------------------------
+    def window_options(self, card: int, src: int, kind: str) -> list[Option]:
+        """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``."""
+        out: list[Option] = []
+        c, code, flip = card, ZIPAI.codes[card], kind == "flip"
+        if flip:  # the drawer's own acts on its own flip (003 §名词解析 ③ ④ ⑤)
+            d, h = src, self.hands[src]
+            if self.meld_of(d, c, "wai") is not None:  # 歪后再摸一张 → 溜
+                out.append(Option(d, "liu", (R_OWN, 0), False, [Event(seat=d, act="liu", card=code)], f"{V}.liu"))
+            elif self.meld_of(d, c, "peng") is not None:
+                if self.rules["piao"]:  # 碰后自己摸起一个 → 飘
+                    out.append(Option(d, "piao", (R_OWN, 0), False, [Event(seat=d, act="piao", card=code)], f"{V}.piao"))
+            else:
+                evs = []
+                if h[c] >= 3:  # 起手三张 + 摸到第四张 → 溜
+                    evs.append(Event(seat=d, act="liu", card=code, cards=[code] * 3))
+                if evs:
+                    out.append(Option(d, "liu", (R_OWN, 0), False, evs, f"{V}.liu"))
+                if h[c] >= 2 and self._discardable_after(d, {c: 2}):  # 自己有两张, 再摸出一张 → 歪
+                    out.append(Option(d, "wai", (R_OWN, 0), False,
+                                      [Event(seat=d, act="wai", card=code, cards=[code] * 2)], f"{V}.wai"))
+        order = [(src + i) % self.n for i in range(self.n)]
+        if flip:  # 只可胡自己或别人摸出来的牌; the drawer first, then turn order (spec §4)
+            for pos, s in enumerate(order):
+                if self.can_win(s, c, "self" if s == src else "flip"):
+                    out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], f"{V}.hu"))
+        if not flip or self.rules["peng_on_flip"]:
+            for s in order[1:]:
+                if self.hands[s][c] >= 2 and c not in self.peng_closed[s] and self._discardable_after(s, {c: 2}):
+                    out.append(Option(s, "peng", (R_PENG, 0), False,
+                                      [Event(seat=s, act="peng", card=code, cards=[code] * 2)], f"{V}.peng"))
+        chi_seats = [src, self.xia(src)] if flip else [self.xia(src)]  # 自己 > 下家
+        for pos, s in enumerate(chi_seats):
+            evs = [Event(seat=s, act="chi", card=code, cards=_codes(own)) for own in self.chi_choices(s, c)]
+            if evs:
+                out.append(Option(s, "chi", (R_CHI, pos), False, evs, f"{V}.chi"))
+        return out
+
+    def discard_phase_events(self) -> list[Event]:
+        """What the seat in its 出牌回合 may do: discard an unlocked card, 溜 (four in hand, or its 歪 plus
+        the 4th from hand; no discard after), 胡 right after its 歪, 天胡 before anything."""
+        s = self.turn
+        h = self.hands[s]
+        evs = [Event(seat=s, act="discard", card=ZIPAI.codes[k]) for k, n in enumerate(self.free(s)) if n]
+        for k in range(20):  # 003 §玩法规则 3 ①: 出牌回合方可溜; 溜后不用出牌
+            if h[k] == 4:
+                evs.append(Event(seat=s, act="liu", cards=[ZIPAI.codes[k]] * 4))
+            elif h[k] >= 1 and self.meld_of(s, k, "wai") is not None:
+                evs.append(Event(seat=s, act="liu", card=ZIPAI.codes[k]))
+        if self.step == 0 and s == self.dealer and self.can_win(s, None, "", tianhu=True):
+            evs.append(Event(seat=s, act="hu"))  # 天胡: 庄家起手胡牌
+        if self.after_wai and self.after_wai[0] == s and self.can_win(s, None, ""):
+            evs.append(Event(seat=s, act="hu", card=ZIPAI.codes[self.after_wai[1]]))  # 歪后可以继续选择胡
+        return evs
+
+    # -- events ----------------------------------------------------------------------------
+    def open_window(self, card: int, src: int, kind: str) -> None:
+        """Open the claim window on ``card`` flipped or discarded by ``src``."""
+        self.window = Window(card, src, kind, self.window_options(card, src, kind))
+        self.phase = Phase.WINDOW
+
+    def on_draw(self, ev: Event) -> None:
+        """A draw: the front card of the wall, flipped face up (spec §4). :raises RuleViolation:
+        ``out_of_turn``, ``illegal_action`` (tail draw), ``wall_mismatch``."""
+        if ev.act != "draw" or ev.seat != self.turn:
+            raise self.fail("out_of_turn", "turn", f"expected seat {self.turn} to draw, got `{ev.act}` by seat {ev.seat}")
+        if ev.tail:
+            raise self.fail("illegal_action", "wall", "沅江鬼胡子 draws only from the front of the wall")
+        c = self.card(ev.card)
+        if c != self.wall[self.front]:
+            raise self.fail("wall_mismatch", "paipu.wall",
+                            f"seat {ev.seat} drew {ZIPAI.codes[c]} but the next card of the wall is {ZIPAI.codes[self.wall[self.front]]}")
+        self.front += 1
+        self.open_window(c, ev.seat, "flip")
+
+    def on_discard_phase(self, ev: Event) -> None:
+        """The seat's 出牌回合: discard (not a 锁牌), 溜 from hand (then the 下家 draws), 胡 after its own
+        歪, or 天胡. :raises RuleViolation: ``out_of_turn``, ``illegal_action`` (``suo_pai``, ``liu``,
+        ``mo_pai_hu``, ``discard``), ``not_a_win``."""
+        s = self.turn
+        if ev.seat != s:
+            raise self.fail("out_of_turn", "turn", f"seat {s} must play now (discard, 溜 or 胡), not seat {ev.seat} (`{ev.act}`)")
+        h = self.hands[s]
+        if ev.act == "discard":
+            c = self.card(ev.card)
+            if h[c] == 0:
+                raise self.fail("illegal_action", "discard", f"seat {s} holds no {self.label(c)} to discard")
+            if c in self.locked[s]:
+                raise self.fail("illegal_action", "suo_pai",
+                                f"{self.label(c)} is locked (锁牌) for seat {s} since its 吃: it cannot be discarded (003 §玩法规则 4.3)")
+            h[c] -= 1
+            self.after_wai = None
+            self.close_after_discard(s, c)
+            if s == self.dealer and not self.dealer_discarded:
+                self.dealer_discarded = True
+                self.ting[s] = self.is_ting(s)  # 庄家为打出第一张后听牌
+            else:
+                self.ting[s] = False  # 打出过手牌: no 报听
+            self.open_window(c, s, "discard")
+            return
+        if ev.act == "liu":
+            if ev.cards is not None and ev.card is None:
+                kinds = [self.card(x) for x in ev.cards]
+                k = kinds[0]
+                if len(kinds) != 4 or len(set(kinds)) != 1 or h[k] < 4:
+                    raise self.fail("illegal_action", "liu", f"seat {s} has no four {self.label(k)} in hand to 溜")
+                h[k] -= 4
+                self.melds[s].append(("liu", (k,) * 4))
+            else:
+                k = self.card(ev.card)
+                i = self.meld_of(s, k, "wai")
+                if ev.cards is not None or i is None or h[k] < 1:
+                    raise self.fail("illegal_action", "liu", f"seat {s} has no 歪 of {self.label(k)} plus the 4th in hand to 溜")
+                h[k] -= 1
+                self.melds[s][i] = ("liu", (k,) * 4)
+            self.after_wai = None  # 歪后即溜 keeps 报听 (no discard)
+            self.to_draw(self.xia(s))  # 溜后不用出牌: the 下家 draws
+            return
+        if ev.act == "hu":
+            if self.step == 0 and s == self.dealer and ev.card is None:
+                if not self.can_win(s, None, "", tianhu=True):
+                    raise self.fail("not_a_win", "hu_shape", self.not_win_reason(s, None, "", tianhu=True))
+                self.end_win(s, None, None, None, tianhu=True)
+                return
+            aw = self.after_wai
+            if aw is None or aw[0] != s or (ev.card is not None and self.card(ev.card) != aw[1]):
+                raise self.fail("illegal_action", "mo_pai_hu",
+                                f"seat {s} has no drawn card to win on now (only 天胡, or 胡 right after its own 歪)")
+            if not self.can_win(s, None, ""):
+                raise self.fail("not_a_win", "hu_shape", self.not_win_reason(s, None, ""))
+            self.end_win(s, aw[1], "self", None)
+            return
+        raise self.fail("illegal_action", "discard", f"seat {s} must discard, 溜 or 胡 now, not `{ev.act}`")
+
+    def close_after_discard(self, s: int, c: int) -> None:
+        """不能吃自己出过的牌; the 门子 in hand that would have taken ``c`` may not eat its other card
+        (003 §玩法规则 3 ②: 234568 出4 → 23 不能吃1, 56 不能吃7, 68 可以吃7)."""
+        self.chi_closed[s].setdefault(c, "chi_own_discard")
+        h = self.hands[s]
+        for sent in sc.SENT_WITH[c]:
+            own = tuple(k for k in sent if k != c)
+            if all(h[k] for k in own):
+                for x in sc.completions(own) - {c}:
+                    self.menzi_closed[s].setdefault((x, own), "chi_own_discard")
+
+    def passed(self, o: Option, c: int) -> None:
+        """What passing option ``o`` on ``c`` closes (003 §玩法规则 4): 过吃 closes ``c`` and, for each
+        门子 that could eat it, that 门子's other card; 过碰 and a passed 歪 close 碰 of ``c``."""
+        s = o.seat
+        if o.act == "chi":
+            self.chi_closed[s].setdefault(c, "guo_chi")
+            for e in o.events:
+                own = tuple(sorted(ZIPAI.index(x) for x in e.cards or []))
+                for x in sc.completions(own) - {c}:
+                    self.menzi_closed[s].setdefault((x, own), "guo_chi")
+        elif o.act in ("peng", "wai"):
+            self.peng_closed[s].add(c)
+
+    def window_closed(self, w: Window) -> None:
+        """Nobody claimed: every option counts as passed; the card joins the river (a flip as the
+        drawer's discard) and the source's 下家 draws, or the hand is drawn when the wall is empty."""
+        for o in w.options:  # implicit passes
+            self.passed(o, w.card)
+        self.river[w.src].append(w.card)
+        if w.kind == "flip":  # an unclaimed flip counts as the drawer's discard (spec §4)
+            self.close_after_discard(w.src, w.card)
+        self.to_draw(self.xia(w.src))
+
+    def to_draw(self, seat: int) -> None:
+        """``seat`` draws next, or 荒庄 when the wall is empty."""
+        if self.wall_left == 0:
+            self.end_draw()
+        else:
+            self.phase, self.turn = Phase.DRAW, seat
+
+    def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
+        """Do a claim: 胡 settles; 溜/飘 lay four and the 下家 draws (溜后不用出牌); 歪/碰/吃 lay three and
+        the claimer discards next (吃 locks cards, 003 §玩法规则 4.3). Explicit passes close their cards."""
+        s, c, act = ev.seat, w.card, ev.act
+        for o in w.options:  # seats that passed explicitly before this claim
+            if o.seat in w.passed:
+                self.passed(o, c)
+        if act == "hu":
+            self.end_win(s, c, "self" if s == w.src else "flip", w.src)
+            return
+        h = self.hands[s]
+        if act == "liu":
+            i = self.meld_of(s, c, "wai")
+            if ev.cards is None and i is not None:
+                self.melds[s][i] = ("liu", (c,) * 4)
+            else:
+                h[c] -= 3
+                self.melds[s].append(("liu", (c,) * 4))
+            self.to_draw(self.xia(s))  # 溜后不用出牌
+            return
+        if act == "piao":
+            i = self.meld_of(s, c, "peng")
+            assert i is not None
+            self.melds[s][i] = ("piao", (c,) * 4)
+            self.to_draw(self.xia(s))  # like 溜: the 4th needs no discard (docs §飘)
+            return
+        if act in ("wai", "peng"):
+            h[c] -= 2
+            self.melds[s].append((act, (c,) * 3))
+            if act == "wai":
+                self.after_wai = (s, c)
+        elif act == "chi":
+            own = tuple(sorted(ZIPAI.index(x) for x in ev.cards or []))
+            self.locked[s] |= self.chi_locks(s, c, own)
+            for k in own:
+                h[k] -= 1
+            self.melds[s].append(("chi", tuple(sorted((c, *own)))))
+        self.phase, self.turn = Phase.DISCARD, s
+
+    # -- errors in words ---------------------------------------------------------------------
+    def explain_missing_option(self, ev: Event, w: Window, mine: list[Option]) -> None:
+        c, s = w.card, ev.seat
+        if ev.act == "hu":
+            if w.kind == "discard":
+                raise self.fail("illegal_action", "mo_pai_hu",
+                                f"seat {s} cannot win on {self.label(c)}, a discard: only drawn cards are won (003 §名词解析 4)")
+            wf = "self" if s == w.src else "flip"
+            if not self.can_win(s, c, wf):
+                raise self.fail("not_a_win", "hu_shape", self.not_win_reason(s, c, wf))
+        if ev.act in ("wai", "liu", "piao") and s != w.src:
+            raise self.fail("out_of_turn", ev.act, f"only the seat that drew {self.label(c)} (seat {w.src}) may `{ev.act}` it")
+        if ev.act == "chi":
+            allowed = [w.src, self.xia(w.src)] if w.kind == "flip" else [self.xia(w.src)]
+            if s not in allowed:
+                raise self.fail("out_of_turn", "chi_position",
+                                f"seat {s} may not eat {self.label(c)}: only {' or '.join(f'seat {a}' for a in allowed)} may (自己 > 下家)")
+            why = self.chi_closed[s].get(c)
+            if why == "chi_own_discard":
+                raise self.fail("illegal_action", why, f"seat {s} discarded {self.label(c)} before: it may never eat it (003 §玩法规则 3 ②)")
+            if why == "guo_chi":
+                raise self.fail("illegal_action", why, f"seat {s} could eat {self.label(c)} before and did not (过吃, 003 §玩法规则 4.1)")
+        if ev.act == "peng" and c in self.peng_closed[s]:
+            raise self.fail("illegal_action", "guo_peng",
+                            f"seat {s} passed a 碰 or 歪 of {self.label(c)} before (过碰, 003 §玩法规则 4.2)")
+
+    def explain_bad_event(self, ev: Event, w: Window, opts: list[Option]) -> None:
+        if ev.act != "chi":
+            return
+        own = tuple(sorted(ZIPAI.index(x) for x in ev.cards or []))
+        why = self.menzi_closed[ev.seat].get((w.card, own))
+        if why:
+            src = "003 §玩法规则 3 ② (不能吃自己出过的牌…门子也不允许再吃)" if why == "chi_own_discard" else "003 §玩法规则 4.1 (过吃)"
+            raise self.fail("illegal_action", why,
+                            f"seat {ev.seat}'s 门子 {'+'.join(self.label(k) for k in own)} may not eat {self.label(w.card)} ({src})")
+
+    def not_win_reason(self, s: int, c: int | None, wf: str, tianhu: bool = False) -> str:
+        """Why ``s`` does not win on ``c``, in words (for ``not_a_win``)."""
+        r = self.evaluate(s, c, wf, tianhu)
+        return f"seat {s} cannot win" + (f" on {self.label(c)}" if c is not None else "") + f": {r.reason}"
+
+    # -- settlement --------------------------------------------------------------------------
+    def end_draw(self) -> None:
+        """荒庄: nobody pays (003 §4 定庄: 荒庄下家坐庄)."""
+        self.phase = Phase.OVER
+        self.outcome = {"outcome": "draw", "winner": None, "win_card": None, "from": None, "points": None,
+                        "hand_types": [], "xing": None, "units": 0, "breakdown": None, "scores": [0] * self.n}
+        self.win = None
+
+    def end_win(self, s: int, c: int | None, wf: str | None, src: int | None, tianhu: bool = False) -> None:
+        """Settle a win by ``s`` on card ``c`` (docs/rules/yuanjiang_guihuzi.md §Settlement).
+
+        ``wf``: ``self`` (own flip, or 胡 after one's own 歪), ``flip`` (another seat's flip), None (天胡)."""
+        self.phase = Phase.OVER
+        after_wai = wf == "self" and src is None
+        r = self.evaluate(s, None if (tianhu or after_wai) else c, "" if after_wai else (wf or ""), tianhu)
+        assert r.ok, r.reason
+        share = r.points * self.stake
+        scores = [0] * self.n
+        payer = src if wf == "flip" and self.rules["flip_payer"] == "drawer" else None
+        for o in range(self.n):
+            if o != s:
+                scores[o] = -share
+        if payer is not None:  # the seat that flipped pays every loser's share
+            scores = [0] * self.n
+            scores[payer] = -share * (self.n - 1)
+        scores[s] = share * (self.n - 1)
+        kind = "deal" if tianhu else ("zimo" if wf == "self" else "flip")
+        self.win = {"seat": s, "card": c, "kind": kind, "eval": r}
+        self.outcome = {
+            "outcome": "win", "winner": s, "win_card": ZIPAI.codes[c] if c is not None else None,
+            "from": src if wf == "flip" else None, "points": r.points, "hand_types": r.hand_types,
+            "xing": None, "units": r.points, "breakdown": r.breakdown, "scores": scores,
+        }
+
+    # -- views -------------------------------------------------------------------------------
+    def facts(self) -> dict[str, Any]:
+        """Variant-neutral facts for the warehouse (docs/warehouse.md), plus ``hand_type_xi``."""
+        melds = [{"seat": s, "kind": k, "cards": _codes(cards), "points": sc.meld_xi(k, cards), "origin": "table"}
+                 for s in range(self.n) for k, cards in self.melds[s]]
+        type_xi = None
+        if self.win is not None:
+            ws, r = self.win["seat"], self.win["eval"]
+            melds = [m for m in melds if m["seat"] != ws]
+            melds += [{"seat": ws, "kind": g.kind, "cards": g.codes(), "points": g.xi, "origin": g.origin} for g in r.groups]
+            type_xi = dict(r.type_xi)
+        return {
+            "win_kind": self.win["kind"] if self.win else None,
+            "melds": melds,
+            "hands": [ZIPAI.expand(h) for h in self.hands],
+            "discards": [_codes(r) for r in self.river],
+            "wall_left": self.wall_left,
+            "xing": None,  # no 醒 in this game
+            "hand_type_xi": type_xi,
+        }
+
+    def legal_events(self) -> list[Event]:
+        """Every event that may come next (explicit passes included)."""
+        if self.phase is Phase.OVER:
+            return []
+        if self.phase is Phase.DRAW:
+            return [Event(seat=self.turn, act="draw", card=ZIPAI.codes[self.wall[self.front]])]
+        if self.phase is Phase.DISCARD:
+            return self.discard_phase_events()
+        w = self.window
+        assert w is not None
+        evs = [e for o in w.options if o.seat not in w.passed for e in o.events]
+        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in w.options if o.seat not in w.passed})]
+        return evs
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table now, for the audit view: per seat the hand laid out by 理牌 (``lipai`` columns,
+        ``hand`` the same cards flat), melds with what the other seats see (``public``: 暗偎 hides a
+        歪/溜, 明偎 shows one card), discards, 锁牌 and the options."""
+        opts: dict[int, list[str]] = {s: [] for s in range(self.n)}
+        for e in self.legal_events():
+            txt = e.act + (f" {e.card}" if e.card else "") + (f" with {'+'.join(e.cards)}" if e.cards else "")
+            opts[e.seat].append(txt)
+        seats = []
+        for s in range(self.n):
+            cols = sc.lipai(self.hands[s])
+            melds = []
+            for k, c in self.melds[s]:
+                public = _codes(c)
+                if k in ("wai", "liu"):
+                    public = [] if self.rules["wei_display"] == "an_wei" else _codes(c[:1])
+                melds.append({"kind": k, "cards": _codes(c), "points": sc.meld_xi(k, c), "public": public})
+            seats.append({"seat": s, "player": self.record.seats[s], "hand": [x for col in cols for x in col],
+                          "lipai": cols, "melds": melds, "discards": _codes(self.river[s]),
+                          "locked": _codes(sorted(self.locked[s])), "options": opts[s]})
+        return {"phase": self.phase.value, "turn": self.turn, "wall_left": self.wall_left, "seats": seats}
