@@ -128,7 +128,7 @@ def simulate_cmd(
         lines = [msgspec.json.encode(r) for r in simulate(variant, len(recorded), seed, bots, overrides, deals=recorded)]
     else:
         workers = workers or os.cpu_count() or 1
-        size = max(1, min(500, -(-games // workers)))
+        size = max(8, min(496, -(-games // workers // 8) * 8))  # whole tables of 8 games per chunk
         chunks = [(variant, min(size, games - s), seed, bots, overrides, s) for s in range(0, games, size)]
         if workers == 1 or len(chunks) == 1:
             lines = [ln for part in map(_sim_chunk, chunks) for ln in part]

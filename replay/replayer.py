@@ -147,6 +147,10 @@ def replay_record(rec: Record, raw: bytes = b"", *, stop_after: int | None = Non
     except RuleViolation as e:
         errors.append(e)
     errors += _record_checks(rec, spec)
+    if ruleset is not None and "players" in ruleset.values and ruleset["players"] != len(rec.seats):
+        errors.append(RuleViolation("schema", "paipu.players",
+                                    f"the record has {len(rec.seats)} seats but rule option `players` is "
+                                    f"{ruleset['players']} (set \"rules\": {{\"players\": {len(rec.seats)}}})"))
     if errors or ruleset is None:
         return ReplayOutcome(verdict(errors, None, ruleset.id if ruleset else None), rec, ruleset, raw=raw)
     assert spec.state is not None

@@ -9,6 +9,7 @@ seeded from ``(seed, game index)``; the global random state is never touched.
 
 from __future__ import annotations
 
+import importlib
 import random
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator, Mapping
@@ -104,7 +105,8 @@ def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules
 
     :param deals: pre-recorded deals ``{"deal_id", "dealer", "hands", "wall"}`` to play out
         instead of shuffling (e.g. data/guilin-deals-2017.jsonl).
-    :param start: index of the first game (for sharding a run across processes).
+    :param start: index of the first game (for sharding a run across processes; a multiple of 8
+        keeps tables whole, which variants with dealer succession need).
     :raises ValueError: unknown variant or bots.
     """
     spec = variants.get(variant)
@@ -114,13 +116,22 @@ def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules
     rules = dict(rules or {})
     n = int(rules.get("players", spec.players[0]))  # a variant with several seat counts has a `players` option
     todo = range(start, start + games) if deals is None else range(len(deals))
+    # Variants whose dealer follows the previous hand (e.g. 定庄 in yuanjiang_guihuzi) define
+    # ``next_dealer(prev_dealer, prev_result, n)``; tables are 8 consecutive games.
+    next_dealer = getattr(importlib.import_module(f"replay.variants.{variant}"), "next_dealer", None)
+    prev: tuple[int, Result | None] | None = None
     for i in todo:
         rng = random.Random(f"paipu:{variant}:{seed}:{i}")
         table = i // 8
         trng = random.Random(f"paipu:table:{seed}:{table}")
         seats = [f"p{k:03d}" for k in trng.sample(range(PLAYERS), n)]
         if deals is None:
-            dealer = i % n
+            if next_dealer is None:
+                dealer = i % n
+            elif i % 8 == 0 or prev is None:
+                dealer = trng.randrange(n)  # 首局随机坐庄
+            else:
+                dealer = next_dealer(prev[0], prev[1], n)
             deal = deal_cards(spec, n, dealer, rng)
             gid = f"sim-{variant}-{seed}-{i:07d}"
             shuffle = Shuffle(algo="python-random-shuffle", seed=f"paipu:{variant}:{seed}:{i}")
@@ -134,4 +145,6 @@ def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules
         rec = Record(format="paipu/1", game_id=gid, variant=variant, seats=seats, dealer=dealer, deal=deal,
                      actions=[], rules=rules, started_at=(EPOCH + timedelta(minutes=7 * i)).isoformat(),
                      table_id=f"sim-{seed}-t{table}", round=i % 8 + 1, stake=1, shuffle=shuffle)
-        yield play(rec, rules, [bot_cls(random.Random(f"{i}:{s}:{seed}")) for s in range(n)])
+        done = play(rec, rules, [bot_cls(random.Random(f"{i}:{s}:{seed}")) for s in range(n)])
+        prev = (dealer, done.result)
+        yield done

@@ -128,7 +128,7 @@ def test_zimo_triple_option_changes_only_the_share():
 def test_seat_count_must_match_players_option(three):
     obj = _obj(three[0])
     obj["rules"] = {}
-    assert _err(obj)[:2] == ("schema", 0)
+    assert _err(obj)[:2] == ("schema", None)  # record-level: reported before replay (spec §6)
 
 
 def test_tail_replacements_option():

@@ -245,3 +245,17 @@ def test_score_case_malformed():
                                   "win_card": "x1"})
     assert "error" in score_case({"variant": VID, "hand": ["x1"] * 4, "win_card": "x1"})
     assert "error" in score_case({"variant": VID, "hand": ["x1"], "rules": {"piao": "yes"}, "win_card": "x1"})
+
+
+def test_simulated_tables_follow_dingzhuang_and_shard_identically():
+    from replay.variants.yuanjiang_guihuzi import check_dealer_sequence
+
+    recs = list(simulate("yuanjiang_guihuzi", 24, 3))
+    rows = [(r.table_id, r.round, r.dealer, r.result.winner if r.result.outcome == "win" else None) for r in recs]
+    assert check_dealer_sequence(rows) == []
+    # a shard starting at a table boundary deals exactly as the whole run
+    assert [r.dealer for r in simulate("yuanjiang_guihuzi", 16, 3, start=8)] == [r.dealer for r in recs[8:]]
+    # and a broken succession is caught: swap the dealer of a hand that followed a win
+    i = next(k for k in range(1, 24) if k % 8 and rows[k - 1][3] is not None)
+    bad = rows[:i] + [(rows[i][0], rows[i][1], (rows[i][2] + 1) % 3, rows[i][3])] + rows[i + 1:]
+    assert len(check_dealer_sequence(bad)) >= 1

@@ -39,3 +39,11 @@ SPEC = VariantSpec(
     hand_sizes=lambda n: (20, 19),  # 003 §3 发牌: 庄家20张, 闲家19张
     scorer=_score,
 )
+
+
+def next_dealer(prev_dealer: int, prev_result, n: int) -> int:
+    """Dealer of the next hand at a table (003 §4 定庄: 次局开始胡牌者坐庄, 荒庄下家坐庄); used by
+    the simulator so simulated tables pass :func:`check_dealer_sequence`."""
+    if prev_result is not None and prev_result.outcome == "win" and prev_result.winner is not None:
+        return prev_result.winner
+    return (prev_dealer + 1) % n
