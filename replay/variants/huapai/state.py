@@ -1,0 +1,424 @@
+"""The 花牌 family (三精, 五精, 雙別桿) as a state machine over the engine core (replay/engine.py).
+
+Seed: 002_f9a80b28e0fcbf1a.txt (cited as 002 §section; the three sections repeat one text).
+Readings and decisions: docs/rules/huapai.md. A draw goes into the drawer's hand (spec §4); the
+drawer may then 胡 (自摸), 扎 or 開泛 with it, or discard. On a discard: 胡 (放銃) before 招/對, and
+among seats the discarder's 下家 first (002 §2 對: 如是下家打出，必須等上家說不對之後才可對).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replay.cards import HUAPAI_CHARS, Deck
+from replay.engine import GameState, Option, Phase, Window
+from replay.record import Event
+from replay.variants.huapai import scoring as sc
+
+R_HU, R_CLAIM = 0, 1  # window ranks: 胡 before 招/對 (docs/rules/huapai.md, decision 3)
+DUI_LIMIT = 2  # 002 §2 對: 一局內限對2對 … 對了3次以上 … 由此人承包
+TAIL_ACTS = ("zha", "kai_fan")  # 002 §2: 扎 / 開泛 replacements come from 牌底 (the tail)
+
+
+class HuapaiState(GameState):
+    """A hand of 三精 / 五精 / 雙別桿 花牌. Construct with a decoded record, its ruleset, the variant
+    id, its deck and its 精 characters."""
+
+    def __init__(self, record, ruleset, variant: str, deck: Deck, jing: str) -> None:
+        self.variant = variant
+        self.deck = deck
+        super().__init__(record, ruleset)
+        self.cfg = sc.Cfg(deck, frozenset(HUAPAI_CHARS.index(c) for c in jing), ruleset["dui_hu"],
+                          ruleset["zhu_jing_tie"], ruleset["tingtou_jing"])
+        self.lai = deck.codes.index(sc.LAI) if sc.LAI in deck.codes else None
+        self.drawn: int | None = None  # kind the seat in turn just drew: it may 胡/扎/開泛 with it
+        self.owed: str | None = None  # act whose replacement draw is owed: zha / kai_fan (tail), zhao (front)
+        self.dui_count = [0] * self.n
+        self.bao_order: list[int] = []  # seats in the order they made their 3rd 對 (承包)
+        self.qingtong = True  # 請統: before the dealer's first discard
+        self.qt_from = 0  # position in the 請統 order from which seats may still 扎
+        self.win: dict[str, Any] | None = None
+        self.window = Window(-1, self.dealer, "start", self.start_options())
+        self.phase = Phase.START
+
+    # -- hand helpers ----------------------------------------------------------------------
+    def code(self, k: int) -> str:
+        return self.deck.codes[k]
+
+    def char_of(self, k: int) -> int | None:
+        """Character (0..21) of kind ``k``; None for 賴."""
+        return None if k == self.lai else sc.KCHAR[k]
+
+    def char_kinds(self, ch: int) -> list[int]:
+        """The natural kinds of character ``ch`` (plain, and 花 where it has one)."""
+        return [sc.PLAIN[ch]] + ([sc.HUA[ch]] if ch in sc.HUA else [])
+
+    def char_count(self, seat: int, ch: int) -> int:
+        return sum(self.hands[seat][k] for k in self.char_kinds(ch))
+
+    def own_choices(self, seat: int, ch: int, n: int, keep: int | None = None) -> list[list[str]]:
+        """Every way to take ``n`` cards of character ``ch`` from ``seat``'s hand (plain / 花
+        mixes), leaving one copy of kind ``keep`` aside (the drawn card of a 扎)."""
+        h = list(self.hands[seat])
+        if keep is not None:
+            h[keep] -= 1
+        kinds = self.char_kinds(ch)
+        p = kinds[0]
+        f = kinds[1] if len(kinds) > 1 else None
+        out = []
+        for nf in range(0, n + 1):
+            np_ = n - nf
+            if np_ <= h[p] and (nf == 0 or (f is not None and nf <= h[f])):
+                out.append([self.code(p)] * np_ + ([self.code(f)] * nf if nf else []))
+        return out
+
+    def wins(self, seat: int, hand: list[int], card: int) -> bool:
+        """Whether ``hand`` (concealed, before ``card``) with ``seat``'s melds is a win: complete and
+        ≥ 17 胡 (002 §4). The cheap shape test runs first."""
+        if not sc.can_complete(hand, card, self.cfg):
+            return False
+        s = sc.best_split(hand, self.melds[seat], card, self.cfg)
+        return s is not None and s.points >= sc.MIN_HU
+
+    def can_win(self, seat: int, card: int) -> bool:
+        """放銃: ``seat`` wins on another seat's discard ``card``."""
+        return self.wins(seat, self.hands[seat], card)
+
+    def without_drawn(self, seat: int) -> list[int]:
+        h = list(self.hands[seat])
+        assert self.drawn is not None
+        h[self.drawn] -= 1
+        return h
+
+    def can_zimo(self, seat: int) -> bool:
+        """自摸: ``seat`` wins on the card it just drew (already in its hand)."""
+        return self.drawn is not None and self.wins(seat, self.without_drawn(seat), self.drawn)
+
+    # -- options ---------------------------------------------------------------------------
+    def qt_order(self) -> list[int]:
+        """請統 order: 末家 first, then 二家, the dealer last (002 §2 扎: 末家先扎，二家次扎，莊家最後扎)."""
+        return [(self.dealer + self.n - 1 - j) % self.n for j in range(self.n)]
+
+    def start_options(self) -> list[Option]:
+        """請統: every seat at or after ``qt_from`` in the 請統 order holding four alike may 扎 them."""
+        out = []
+        for pos, s in enumerate(self.qt_order()):
+            if pos < self.qt_from:
+                continue
+            evs = [Event(seat=s, act="zha", cards=cards)
+                   for ch in range(22) if self.char_count(s, ch) >= 4 for cards in self.own_choices(s, ch, 4)]
+            if evs:
+                out.append(Option(s, "zha", (pos,), False, evs, f"{self.variant}.qing_tong"))
+        return out
+
+    def window_options(self, card: int, src: int) -> list[Option]:
+        """Options on ``card`` discarded by ``src``: 胡 (放銃), then 招 and 對; the 下家 first."""
+        out: list[Option] = []
+        code = self.code(card)
+        order = [(src + i) % self.n for i in range(1, self.n)]
+        for pos, s in enumerate(order):
+            if self.can_win(s, card):
+                out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], f"{self.variant}.hu"))
+        ch = self.char_of(card)
+        if ch is None:
+            return out  # a 賴 is never 對'd or 招'd (docs/rules/huapai.md, decision 9)
+        for pos, s in enumerate(order):
+            n = self.char_count(s, ch)
+            if n >= 3:  # 招: 手中有1坎，別人再出一張 (002 §2 招)
+                out.append(Option(s, "zhao", (R_CLAIM, pos), False,
+                                  [Event(seat=s, act="zhao", card=code, cards=c) for c in self.own_choices(s, ch, 3)],
+                                  f"{self.variant}.zhao"))
+            if n >= 2 and sum(self.hands[s]) > 2:  # 對: 手中有2個相同的字，別人再打出一張 (002 §2 對)
+                out.append(Option(s, "dui", (R_CLAIM, pos), False,
+                                  [Event(seat=s, act="dui", card=code, cards=c) for c in self.own_choices(s, ch, 2)],
+                                  f"{self.variant}.dui"))
+        return out
+
+    def turn_events(self) -> list[Event]:
+        """What the seat in turn may do: discard any card; with the card it just drew, 胡 (自摸), 扎
+        (a 坎 in hand + the drawn 4th) or 開泛 (a 扎/招 on the table + the drawn 5th) (002 §2, §4)."""
+        s = self.turn
+        evs = [Event(seat=s, act="discard", card=self.code(k)) for k, n in enumerate(self.hands[s]) if n]
+        d = self.drawn
+        if d is None:
+            return evs
+        dc = self.code(d)
+        if self.can_zimo(s):
+            evs.append(Event(seat=s, act="hu", card=dc))
+        ch = self.char_of(d)
+        if ch is not None:
+            if self.char_count(s, ch) >= 4:
+                evs += [Event(seat=s, act="zha", card=dc, cards=c) for c in self.own_choices(s, ch, 3, keep=d)]
+            if self.fan_meld(s, ch) is not None:
+                evs.append(Event(seat=s, act="kai_fan", card=dc))
+        return evs
+
+    def fan_meld(self, seat: int, ch: int) -> int | None:
+        """Index of ``seat``'s 扎 or 招 meld of character ``ch`` (开泛 target), or None."""
+        for i, (k, cards) in enumerate(self.melds[seat]):
+            if k in ("zha", "zhao") and sc.KCHAR[cards[0]] == ch:
+                return i
+        return None
+
+    # -- events ----------------------------------------------------------------------------
+    def to_draw(self, seat: int, owed: str | None = None) -> None:
+        """``seat`` draws next (``owed``: the act whose replacement it is); an empty wall ends the
+        hand drawn (荒庄)."""
+        if self.wall_left == 0:
+            self.end_draw()
+            return
+        self.phase, self.turn, self.owed, self.drawn = Phase.DRAW, seat, owed, None
+
+    def on_draw(self, ev: Event) -> None:
+        s = self.turn
+        if ev.seat != s:
+            raise self.fail("out_of_turn", "turn", f"seat {s} draws next, not seat {ev.seat} (`{ev.act}`)")
+        if ev.act != "draw":
+            if self.owed:
+                end = "牌底 (tail)" if self.owed in TAIL_ACTS else "front"
+                raise self.fail("illegal_action", "bu_pai",
+                                f"seat {s} owes the replacement draw from the {end} of the wall after its `{self.owed}`, "
+                                f"not `{ev.act}`")
+            raise self.fail("illegal_action", "turn", f"seat {s} must draw now, not `{ev.act}`")
+        tail = self.owed in TAIL_ACTS
+        if ev.tail != tail:  # 002 §2: 扎/開泛 在牌底起一張牌; 招 在牌面起一張牌; every other draw from the front
+            why = (f"the replacement after `{self.owed}` comes from the 牌底 (tail: true)" if tail else
+                   (f"the replacement after `zhao` comes from the front of the wall (招: 在牌面起一張牌)" if self.owed
+                    else "a turn's draw comes from the front of the wall"))
+            raise self.fail("illegal_action", "bu_pai_end", f"seat {s} drew from the {'tail' if ev.tail else 'front'}: {why}")
+        c = self.card(ev.card)
+        want = self.wall[self.back - 1] if tail else self.wall[self.front]
+        if c != want:
+            raise self.fail("wall_mismatch", "paipu.wall",
+                            f"seat {s} drew {self.code(c)} but the {'last' if tail else 'next'} card of the wall is {self.code(want)}")
+        if tail:
+            self.back -= 1
+        else:
+            self.front += 1
+        self.hands[s][c] += 1
+        self.owed = None
+        if self.qingtong:  # a 請統 replacement: the 請統 goes on from this seat
+            self.window = Window(-1, self.dealer, "start", self.start_options())
+            self.phase = Phase.START
+            return
+        self.drawn = c
+        self.phase = Phase.DISCARD
+
+    def on_discard_phase(self, ev: Event) -> None:
+        s = self.turn
+        if ev.seat != s:
+            raise self.fail("out_of_turn", "turn", f"seat {s} is to play now, not seat {ev.seat} (`{ev.act}`)")
+        h = self.hands[s]
+        if ev.act == "discard":
+            c = self.card(ev.card)
+            if h[c] == 0:
+                raise self.fail("illegal_action", "discard", f"seat {s} holds no {self.code(c)} to discard")
+            h[c] -= 1
+            self.drawn = None
+            self.window = Window(c, s, "discard", self.window_options(c, s))
+            self.phase = Phase.WINDOW
+            return
+        if ev.act not in ("hu", "zha", "kai_fan"):
+            raise self.fail("illegal_action", "turn", f"seat {s} may discard, 胡, 扎 or 開泛 now, not `{ev.act}`")
+        d = self.drawn
+        if d is None:
+            raise self.fail("illegal_action", ev.act,
+                            f"seat {s} has drawn no card this turn, so it cannot `{ev.act}` now (it must discard)")
+        if ev.card is None or self.card(ev.card) != d:
+            raise self.fail("illegal_action", ev.act, f"seat {s} `{ev.act}` must name the card it just drew, {self.code(d)}")
+        if ev.act == "hu":
+            if not self.can_zimo(s):
+                raise self.fail("not_a_win", "hu_shape", self.not_win_reason(s, self.without_drawn(s), d))
+            self.end_win(s, d, None)
+            return
+        ch = self.char_of(d)
+        if ev.act == "zha":  # 002 §2 扎: 手中有1坎，自己再起到同一張 … 在牌底起一張牌
+            own = [self.card(x) for x in ev.cards or []]
+            rest = self.without_drawn(s)
+            for k in own:
+                rest[k] -= 1
+            if ch is None or len(own) != 3 or any(self.char_of(k) != ch for k in own) or min(rest) < 0:
+                raise self.fail("illegal_action", "zha",
+                                f"seat {s} 扎 needs three {HUAPAI_CHARS[ch] if ch is not None else '?'} in hand beside the drawn {self.code(d)}")
+            self.hands[s] = rest
+            self.melds[s].append(("zha", tuple(sorted([d, *own]))))
+            self.to_draw(s, "zha")
+            return
+        # 開泛: 手中有1扎，或招過1扎牌，自己起到同一張字 … 須在牌底再起一張牌 (002 §2)
+        i = self.fan_meld(s, ch) if ch is not None else None
+        if i is None or ev.cards is not None:
+            raise self.fail("illegal_action", "kai_fan",
+                            f"seat {s} 開泛 needs a 扎 or 招 of {self.code(d)} on the table (and no `cards`: it is an upgrade)")
+        h[d] -= 1
+        cards = self.melds[s][i][1]
+        self.melds[s][i] = ("kai_fan", tuple(sorted([*cards, d])))
+        self.to_draw(s, "kai_fan")
+
+    def window_closed(self, w: Window) -> None:
+        if w.kind == "start":  # 請統 over: the dealer discards first
+            self.qingtong = False
+            self.phase, self.turn, self.drawn = Phase.DISCARD, self.dealer, None
+            return
+        self.river[w.src].append(w.card)
+        self.to_draw(self.xia(w.src))
+
+    def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
+        s, act = ev.seat, ev.act
+        h = self.hands[s]
+        if w.kind == "start":  # 請統 扎 of four dealt alike; replacement from the tail
+            own = [self.card(x) for x in ev.cards or []]
+            for k in own:
+                h[k] -= 1
+            self.melds[s].append(("zha", tuple(sorted(own))))
+            self.qt_from = self.qt_order().index(s)
+            self.to_draw(s, "zha")
+            return
+        c = w.card
+        if act == "hu":
+            self.end_win(s, c, w.src)
+            return
+        own = [self.card(x) for x in ev.cards or []]
+        for k in own:
+            h[k] -= 1
+        if act == "dui":
+            self.melds[s].append(("dui", tuple(sorted([c, *own]))))
+            self.dui_count[s] += 1
+            if self.dui_count[s] == DUI_LIMIT + 1:
+                self.bao_order.append(s)  # 對了3次以上 … 若他人胡牌，則由此人承包 (002 §2 對)
+            self.phase, self.turn, self.drawn = Phase.DISCARD, s, None
+            return
+        # 招: replacement from the front (002 §2 招: 在牌面起一張牌)
+        self.melds[s].append(("zhao", tuple(sorted([c, *own]))))
+        self.to_draw(s, "zhao")
+
+    # -- errors in words ---------------------------------------------------------------------
+    def explain_missing_option(self, ev: Event, w: Window, mine: list[Option]) -> None:
+        if w.kind == "start":
+            if ev.act == "zha":
+                pos = self.qt_order().index(ev.seat)
+                if pos < self.qt_from:
+                    raise self.fail("illegal_action", "qing_tong",
+                                    f"seat {ev.seat} passed its 請統 turn: a seat after it in the order (末家, 二家, 莊家) has 扎 since")
+            return
+        s, c = ev.seat, w.card
+        if ev.act == "hu":
+            if s == w.src:
+                raise self.fail("illegal_action", "hu", f"seat {s} cannot win on its own discard")
+            if not self.can_win(s, c):
+                raise self.fail("not_a_win", "hu_shape", self.not_win_reason(s, self.hands[s], c))
+        if ev.act in ("dui", "zhao") and s != w.src:
+            ch = self.char_of(c)
+            need = 2 if ev.act == "dui" else 3
+            have = self.char_count(s, ch) if ch is not None else 0
+            if have < need:
+                raise self.fail("illegal_action", ev.act,
+                                f"seat {s} holds {have} {self.code(c)}, `{ev.act}` needs {need} in hand"
+                                + (" (a 賴 is never claimed)" if ch is None else ""))
+
+    def not_win_reason(self, s: int, hand: list[int], c: int) -> str:
+        sp = sc.best_split(hand, self.melds[s], c, self.cfg)
+        if sp is None:
+            return f"seat {s}'s cards with {self.code(c)} do not all form 句, 坎, 扎 or 泛 around one 聽頭 (002 §4)"
+        return f"seat {s}'s best split with {self.code(c)} makes {sp.points} 胡, under the {sc.MIN_HU}-胡 minimum (002 §4)"
+
+    # -- settlement --------------------------------------------------------------------------
+    def end_draw(self) -> None:
+        self.phase = Phase.OVER
+        self.win = None
+        self.outcome = {"outcome": "draw", "winner": None, "win_card": None, "from": None, "points": None,
+                        "hand_types": [], "jing": None, "units": 0, "breakdown": None, "bao": None,
+                        "scores": [0] * self.n}
+
+    def end_win(self, s: int, c: int, src: int | None) -> None:
+        """Settle a win by ``s`` on ``c``, discarded by ``src`` (None: 自摸, ``c`` already in hand).
+
+        分 = 1 + ⌊(胡 − 17) / 5⌋ (002 §5); 放銃: the discarder pays both shares; 自摸: each loser one
+        (002 §5: 放沖者輸20分，自扣時各出10分); 承包: the first other seat that made a 3rd 對 pays
+        both (002 §2 對). Share = 分 × stake.
+        """
+        self.phase = Phase.OVER
+        hand = self.without_drawn(s) if src is None else self.hands[s]
+        split = sc.best_split(hand, self.melds[s], c, self.cfg)
+        assert split is not None
+        units = sc.fen(split.points)
+        share = units * self.stake
+        bao = next((b for b in self.bao_order if b != s), None)
+        scores = [0] * self.n
+        payer = bao if bao is not None else src
+        if payer is not None:
+            scores[payer] = -share * (self.n - 1)
+        else:
+            for o in range(self.n):
+                if o != s:
+                    scores[o] = -share
+        scores[s] = share * (self.n - 1)
+        if src is not None:
+            self.hands[s][c] += 1  # the winning discard joins the hand shown
+        self.win = {"seat": s, "card": c, "kind": "zimo" if src is None else "dianpao", "split": split}
+        self.outcome = {
+            "outcome": "win", "winner": s, "win_card": self.code(c), "from": src, "points": split.points,
+            "hand_types": ["zimo"] if src is None else [],
+            "jing": {"main": split.main, "count": split.jing_count},
+            "units": units, "breakdown": {"qi": 1, "jin": units - 1}, "bao": bao, "scores": scores,
+        }
+
+    # -- views -------------------------------------------------------------------------------
+    def facts(self) -> dict[str, Any]:
+        """Variant-neutral facts for the warehouse (docs/warehouse.md), plus ``jing``: for a win
+        ``{"main", "per_char": {char: {"hua", "su", "hu"}}}``, None for a draw."""
+        melds = [{"seat": s, "kind": k, "cards": [self.code(x) for x in cards],
+                  "points": sc.meld_points(k, cards, None, self.cfg), "origin": "table"}
+                 for s in range(self.n) for k, cards in self.melds[s]]
+        jing = None
+        if self.win is not None:
+            ws = self.win["seat"]
+            sp: sc.Split = self.win["split"]
+            melds = [m for m in melds if m["seat"] != ws]
+            melds += [{"seat": ws, "kind": g.kind, "cards": list(g.cards), "points": g.points, "origin": g.origin}
+                      for g in sp.groups]
+            jing = {"main": sp.main, "per_char": sp.per_char}
+        return {
+            "win_kind": self.win["kind"] if self.win else None,
+            "melds": melds,
+            "hands": [self.deck.expand(h) for h in self.hands],
+            "discards": [[self.code(x) for x in r] for r in self.river],
+            "wall_left": self.wall_left,
+            "jing": jing,
+        }
+
+    def legal_events(self) -> list[Event]:
+        """Every event that may come next (explicit passes included; in a window, the next draw
+        or the dealer's first discard closes it)."""
+        if self.phase is Phase.OVER:
+            return []
+        if self.phase is Phase.DRAW:
+            tail = self.owed in TAIL_ACTS
+            card = self.wall[self.back - 1] if tail else self.wall[self.front]
+            return [Event(seat=self.turn, act="draw", card=self.code(card), tail=tail)]
+        if self.phase is Phase.DISCARD:
+            return self.turn_events()
+        w = self.window
+        assert w is not None
+        evs = [e for o in w.options if o.seat not in w.passed for e in o.events]
+        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in w.options if o.seat not in w.passed})]
+        if w.kind == "start":
+            evs += [Event(seat=self.dealer, act="discard", card=self.code(k)) for k, n in enumerate(self.hands[self.dealer]) if n]
+        elif self.wall_left:
+            evs.append(Event(seat=self.xia(w.src), act="draw", card=self.code(self.wall[self.front])))
+        return evs
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table now, for the audit view: per seat hand, melds, discards and options."""
+        opts: dict[int, list[str]] = {s: [] for s in range(self.n)}
+        for e in self.legal_events():
+            txt = e.act + (f" {e.card}" if e.card else "") + (f" with {'+'.join(e.cards)}" if e.cards else "")
+            opts[e.seat].append(txt + (" (tail)" if e.tail else ""))
+        return {
+            "phase": self.phase.value,
+            "turn": self.turn,
+            "wall_left": self.wall_left,
+            "seats": [{"seat": s, "player": self.record.seats[s], "hand": self.deck.expand(self.hands[s]),
+                       "melds": [{"kind": k, "cards": [self.code(x) for x in c],
+                                  "points": sc.meld_points(k, c, None, self.cfg)} for k, c in self.melds[s]],
+                       "discards": [self.code(x) for x in self.river[s]], "options": opts[s]} for s in range(self.n)],
+        }
