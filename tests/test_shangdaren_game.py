@@ -204,7 +204,7 @@ def test_mao_at_the_start_and_in_turn():
 
 def test_players_option_must_match_seats():
     rec = msgspec.structs.replace(build(**PRIO), rules={"players": 4})
-    assert err(with_actions(rec, [ev(0, "discard", "孔")]))[:2] == ("schema", 0)
+    assert err(with_actions(rec, [ev(0, "discard", "孔")]))[:2] == ("schema", None)  # record-level (paipu.players)
 
 
 # -- (3) tampering with valid simulated logs ----------------------------------------------------------

@@ -15,6 +15,7 @@ from replay.cards import ZIPAI
 from replay.engine import Option
 from replay.record import Event
 from replay.variants.guilin import scoring as sc
+from replay.bots import RandomBot
 
 
 @lru_cache(maxsize=500_000)
@@ -81,19 +82,6 @@ def discard_candidates(free: list[int], keep: int = 4) -> list[int]:
     return sorted(held, key=lambda k: (conn[k], k))[:keep]
 
 
-class RandomBot:
-    """Uniform over legal choices; declines an optional claim half of the time."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def discard(self, state, seat: int, events: list[Event]) -> Event:
-        return self.rng.choice(events)
-
-    def claim(self, state, seat: int, opt: Option) -> Event | None:
-        if opt.forced or self.rng.random() < 0.5:
-            return self.rng.choice(opt.events)
-        return None
 
 
 class HeuristicBot:

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from replay.engine import Option
 from replay.record import Event
-from replay.variants.guilin.bots import RandomBot  # uniform over legal events; no variant logic in it
+from replay.bots import RandomBot
 from replay.variants.huapai import scoring as sc
 
 

@@ -13,24 +13,10 @@ from replay.cards import SHANGDAREN
 from replay.engine import Option
 from replay.record import Event
 from replay.variants.shangdaren import scoring as sc
+from replay.bots import RandomBot
 
 JING = sc.JING_SET
 KU = sc.KU_FORBIDDEN
-
-
-class RandomBot:
-    """Uniform over legal choices; declines an optional claim half of the time."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def discard(self, state, seat: int, events: list[Event]) -> Event:
-        return self.rng.choice(events)
-
-    def claim(self, state, seat: int, opt: Option) -> Event | None:
-        if self.rng.random() < 0.5:
-            return self.rng.choice(opt.events)
-        return None
 
 
 @lru_cache(maxsize=200_000)

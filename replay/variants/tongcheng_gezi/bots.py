@@ -14,6 +14,7 @@ from replay.cards import HUAPAI
 from replay.engine import Option
 from replay.record import Event
 from replay.variants.tongcheng_gezi import scoring as sc
+from replay.bots import RandomBot as _RandomBot
 
 
 @lru_cache(maxsize=1_000_000)
@@ -83,19 +84,10 @@ def best_discard_value(state, seat: int, hand: list[int]) -> float:
     return best
 
 
-class RandomBot:
-    """Uniform over legal choices; declines an optional claim half of the time (撿 two thirds)."""
+class RandomBot(_RandomBot):
+    """Random legal play; takes a 撿 a third of the time, other optional claims half."""
 
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def discard(self, state, seat: int, events: list[Event]) -> Event:
-        return self.rng.choice(events)
-
-    def claim(self, state, seat: int, opt: Option) -> Event | None:
-        if self.rng.random() < (0.33 if opt.act == "jian" else 0.5):
-            return self.rng.choice(opt.events)
-        return None
+    take_by_act = {"jian": 0.33}
 
 
 class HeuristicBot:

@@ -14,6 +14,7 @@ from replay.cards import ZIPAI
 from replay.engine import Option
 from replay.record import Event
 from replay.variants.yuanjiang_guihuzi import scoring as sc
+from replay.bots import RandomBot
 
 _STARTS: dict[int, tuple[tuple[int, int, int], ...]] = {i: tuple(s for s in sc.SENTENCES if s[0] == i) for i in range(20)}
 _PARTNERS: dict[int, tuple[int, ...]] = {i: tuple(j for j in range(i + 1, 20) if (i, j) in sc.MENZI2) for i in range(20)}
@@ -66,21 +67,6 @@ def _best_after_discard(hand: list[int], free: list[int]) -> float:
             h[k] -= 1
             best = max(best, hand_value(h))
     return best
-
-
-class RandomBot:
-    """Uniform over legal choices; declines an optional claim half of the time."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def discard(self, state, seat: int, events: list[Event]) -> Event:
-        return self.rng.choice(events)
-
-    def claim(self, state, seat: int, opt: Option) -> Event | None:
-        if self.rng.random() < 0.5:
-            return self.rng.choice(opt.events)
-        return None
 
 
 class HeuristicBot:

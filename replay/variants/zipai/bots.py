@@ -1,3 +1,5 @@
 """zipai plays with guilin's bots (same family, same acts)."""
 
-from replay.variants.guilin.bots import BOTS  # noqa: F401
+from replay.variants.guilin.bots import BOTS
+
+__all__ = ["BOTS"]
