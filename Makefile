@@ -18,12 +18,18 @@ $(BIN)/paipu: pyproject.toml
 
 install: $(BIN)/paipu
 
+# The other seven variants, a few hundred games each (tongcheng_gezi at 4 and at 3 seats).
+VGAMES ?= 300
+OTHERS := zipai yuanjiang_guihuzi tongcheng_gezi shangdaren sanjing_huapai wujing_huapai shuangbiegan_huapai
+
 demo: install
 	rm -rf $(DEMO) && mkdir -p $(DEMO)
 	$(BIN)/paipu simulate --variant guilin --games $(GAMES) --seed $(SEED) --bots heuristic --out $(DEMO)/guilin-sim.jsonl
 	$(BIN)/paipu simulate --variant guilin --deals data/guilin-deals-2017.jsonl --seed $(SEED) --bots heuristic --out $(DEMO)/guilin-2017-deals.jsonl
-	$(BIN)/paipu validate --quiet $(DEMO)/guilin-sim.jsonl $(DEMO)/guilin-2017-deals.jsonl data/guilin-short.jsonl
-	$(BIN)/paipu ingest $(DEMO)/guilin-sim.jsonl $(DEMO)/guilin-2017-deals.jsonl data/guilin-short.jsonl --warehouse $(WAREHOUSE)
+	for v in $(OTHERS); do $(BIN)/paipu simulate --variant $$v --games $(VGAMES) --seed $(SEED) --out $(DEMO)/$$v-sim.jsonl || exit 1; done
+	$(BIN)/paipu simulate --variant tongcheng_gezi --rules players=3 --games $(VGAMES) --seed $(SEED) --out $(DEMO)/tongcheng_gezi-3p-sim.jsonl
+	$(BIN)/paipu validate --quiet $(DEMO)/*.jsonl data/guilin-short.jsonl
+	$(BIN)/paipu ingest $(DEMO)/*.jsonl data/guilin-short.jsonl --warehouse $(WAREHOUSE)
 	$(BIN)/paipu report --warehouse $(WAREHOUSE)
 ifeq ($(SERVE),1)
 	$(BIN)/paipu dashboard --warehouse $(WAREHOUSE)

@@ -115,6 +115,8 @@ def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules
     bot_cls = _bots(variant, bots)
     rules = dict(rules or {})
     n = int(rules.get("players", spec.players[0]))  # a variant with several seat counts has a `players` option
+    ruleset = make_ruleset(spec.id, spec.options, rules)
+    rid = variant if ruleset.id.endswith("-default") else ruleset.id  # game ids unique across rulesets
     todo = range(start, start + games) if deals is None else range(len(deals))
     # Variants whose dealer follows the previous hand (e.g. 定庄 in yuanjiang_guihuzi) define
     # ``next_dealer(prev_dealer, prev_result, n)``; tables are 8 consecutive games.
@@ -133,7 +135,7 @@ def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules
             else:
                 dealer = next_dealer(prev[0], prev[1], n)
             deal = deal_cards(spec, n, dealer, rng)
-            gid = f"sim-{variant}-{seed}-{i:07d}"
+            gid = f"sim-{rid}-{seed}-{i:07d}"
             shuffle = Shuffle(algo="python-random-shuffle", seed=f"paipu:{variant}:{seed}:{i}")
         else:
             d = deals[i]
