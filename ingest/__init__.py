@@ -1,1 +1,7 @@
-"""paipu ingest."""
+"""paipu ingest: game logs → the Parquet warehouse (docs/warehouse.md).
+
+Reading order: ``reader`` (files → numbered lines) → ``rows`` (replay → rows, in the workers) →
+``dedupe`` (what is stored already) → ``warehouse`` (staging, journal, commit, compaction) →
+``run`` (the ``ingest()`` loop, process pool or Dask) → ``cli``. ``mutate`` is the tamper-detection
+harness; ``schema`` holds every column name and type.
+"""

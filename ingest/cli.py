@@ -9,30 +9,34 @@ from rich.console import Console
 from rich.table import Table
 
 from ingest.reader import MAX_LINE_BYTES
-from ingest.run import IngestReport, ingest
-from ingest.warehouse import WarehouseBusy
+from ingest.run import ENGINES, IngestReport, ingest
+from ingest.warehouse import WarehouseBusy, WarehouseMismatch
 
 
 def print_report(report: IngestReport, console: Console) -> None:
     """Print per-file and total counts of an ingest run as a rich table."""
     t = Table(title=f"ingest → {report.warehouse}", show_lines=False)
     for name, just in [("file", "left"), ("lines", "right"), ("blank", "right"), ("read", "right"),
-                       ("有效 valid", "right"), ("无效 invalid", "right"), ("拒收 rejected", "right"), ("note", "left")]:
+                       ("有效 valid", "right"), ("无效 invalid", "right"), ("拒收 rejected", "right"),
+                       ("重复 duplicate", "right"), ("note", "left")]:
         t.add_column(name, justify=just, overflow="fold")  # type: ignore[arg-type]
     many = len(report.files) > 20
     rows = report.files[:20] if many else report.files
     for f in rows:
         t.add_row(Path(f.path).name, str(f.lines), str(f.blank), str(f.read), str(f.valid), str(f.invalid),
-                  str(f.rejected), f.error or "")
+                  str(f.rejected), str(f.duplicate), f.error or "")
     if many:
-        t.add_row(f"… {len(report.files) - 20} more files", *[""] * 7)
+        t.add_row(f"… {len(report.files) - 20} more files", *[""] * 8)
     tot = report.total()
     t.add_row("[bold]total", str(tot.lines), str(tot.blank), f"[bold]{tot.read}", str(tot.valid), str(tot.invalid),
-              str(tot.rejected), "")
+              str(tot.rejected), str(tot.duplicate), "")
     console.print(t)
+    for note in report.recovered:
+        console.print(f"recovered: {note}", highlight=False)
     secs = max(report.seconds, 1e-9)
     console.print(f"{len(report.files)} files, {tot.read} lines replayed in {report.seconds:.2f} s "
-                  f"({tot.read / secs:,.0f} lines/s, {report.workers} workers, engine {report.engine_version}); "
+                  f"({tot.read / secs:,.0f} lines/s, {report.workers} workers on {report.engine}, "
+                  f"engine {report.engine_version}{', player ids pseudonymized' if report.pseudonymized else ''}); "
                   f"rows written: " + ", ".join(f"{k} {v}" for k, v in sorted(report.rows.items())), highlight=False)
     if report.skipped:
         console.print(f"skipped {len(report.skipped)} files without a .jsonl/.jsonl.gz/.jsonl.zst suffix", highlight=False)
@@ -43,12 +47,20 @@ def ingest_cmd(
     warehouse: Path = typer.Option(..., "--warehouse", help="Warehouse folder (created if missing)."),
     workers: int = typer.Option(0, help="0 = all cores"),
     max_line_bytes: int = typer.Option(MAX_LINE_BYTES, "--max-line-bytes", help="Longer lines are rejected unparsed."),
+    pseudonymize: Path | None = typer.Option(None, "--pseudonymize", metavar="SALT_FILE",
+                                             help="Replace player ids by a keyed hash (HMAC-SHA256 with the "
+                                                  "file's bytes, ≥ 16) in every table; stable for the same salt."),
+    engine: str = typer.Option("process", "--engine", help="process (local pool) or dask."),
+    scheduler: str | None = typer.Option(None, "--scheduler", metavar="ADDRESS",
+                                         help="Dask scheduler address (tcp://host:8786); default: a local "
+                                              "cluster of --workers processes."),
 ) -> None:
     """Replay game logs and write the Parquet warehouse (games, seats, actions, melds, xing, rejects).
 
-    Exit status 0 when the run completes, however many games were invalid or rejected (they are
-    counted); 2 for a usage error (a path that does not exist, a bad option); 1 when the
-    warehouse is busy (another ingest) or cannot be written.
+    Exit status 0 when the run completes, however many games were invalid, rejected or duplicate
+    (they are counted); 2 for a usage error (a path that does not exist, a bad option, a salt
+    file that cannot be read or is too short); 1 when the warehouse is busy (another ingest),
+    holds another pseudonymization, or cannot be written.
     """
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
@@ -59,14 +71,62 @@ def ingest_cmd(
         raise typer.BadParameter("must be ≥ 1", param_hint="--max-line-bytes")
     if warehouse.exists() and not warehouse.is_dir():
         raise typer.BadParameter(f"{warehouse} is not a folder", param_hint="--warehouse")
+    if engine not in ENGINES:
+        raise typer.BadParameter(f"must be one of {', '.join(ENGINES)}", param_hint="--engine")
+    if scheduler and engine != "dask":
+        raise typer.BadParameter("needs --engine dask", param_hint="--scheduler")
+    salt = None
+    if pseudonymize is not None:
+        try:
+            salt = pseudonymize.read_bytes()
+        except OSError as e:
+            raise typer.BadParameter(f"cannot read the salt file: {e}", param_hint="--pseudonymize") from None
+        if len(salt.strip()) < 16:
+            raise typer.BadParameter("the salt file must hold at least 16 bytes", param_hint="--pseudonymize")
     console = Console()
     try:
         report = ingest(paths, warehouse, workers=workers or None, progress=True, max_line_bytes=max_line_bytes,
-                        console=Console(stderr=True))
-    except WarehouseBusy as e:
-        console.print(f"[red]{e}[/red]")
+                        console=Console(stderr=True), pseudonym_salt=salt, engine=engine, scheduler=scheduler)
+    except (WarehouseBusy, WarehouseMismatch) as e:
+        console.print(f"[red]{e}[/red]", highlight=False)
+        raise typer.Exit(1) from None
+    except RuntimeError as e:  # e.g. --engine dask without dask installed
+        console.print(f"[red]ingest failed: {e}[/red]", highlight=False)
         raise typer.Exit(1) from None
     except OSError as e:  # e.g. the warehouse's parent is not writable (the staging folder goes there)
         console.print(f"[red]ingest failed: {e}[/red]", highlight=False)
         raise typer.Exit(1) from None
     print_report(report, console)
+
+
+def compact_cmd(
+    warehouse: Path = typer.Option(..., "--warehouse", help="Warehouse folder written by `paipu ingest`."),
+    target_mb: int = typer.Option(64, "--target-mb", help="Merge shards smaller than this into files of about this size."),
+) -> None:
+    """Merge the warehouse's small shards into files of tens of MB (the rows do not change).
+
+    Exit status 0 when done; 2 for a usage error; 1 when another ingest or compaction holds the
+    warehouse or it cannot be written.
+    """
+    from ingest.warehouse import Warehouse
+
+    if not (warehouse / "_meta").is_dir():
+        raise typer.BadParameter(f"{warehouse} is not a warehouse (no _meta/)", param_hint="--warehouse")
+    if target_mb < 1:
+        raise typer.BadParameter("must be ≥ 1", param_hint="--target-mb")
+    console = Console()
+    try:
+        with Warehouse(warehouse, check_pseudonym=False) as wh:
+            got = wh.compact(target_mb << 20)
+            notes = wh.recovered
+    except WarehouseBusy as e:
+        console.print(f"[red]{e}[/red]", highlight=False)
+        raise typer.Exit(1) from None
+    except OSError as e:
+        console.print(f"[red]compact failed: {e}[/red]", highlight=False)
+        raise typer.Exit(1) from None
+    for note in notes:
+        console.print(f"recovered: {note}", highlight=False)
+    console.print(f"compact {warehouse}: {got['files_before']} shard files → {got['files_after']} "
+                  f"({got['merged']} merged), {got['bytes_before'] / 1e6:.1f} MB → {got['bytes_after'] / 1e6:.1f} MB",
+                  highlight=False)

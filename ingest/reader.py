@@ -88,7 +88,8 @@ def find_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[Path]]:
     read once.
 
     :returns: ``(inputs, skipped)``: absolute paths of the files to read, and of the files found
-        that were not read (wrong suffix).
+        that were not read (wrong suffix, or not a regular file: a FIFO, a socket, a dangling
+        symlink).
     :raises FileNotFoundError: a given path does not exist.
     """
     inputs: list[Path] = []
@@ -99,7 +100,8 @@ def find_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[Path]]:
         if p in seen:
             return
         seen.add(p)
-        (inputs if has_input_suffix(p) else skipped).append(p)
+        # only regular files (symlinks to them too): a FIFO would block, a dangling link fails
+        (inputs if has_input_suffix(p) and p.is_file() else skipped).append(p)
 
     for given in paths:
         p = Path(given).absolute()
@@ -126,13 +128,18 @@ class _ZstdChunks:
         self.fh = fh
         self.dctx = zstandard.ZstdDecompressor()
         self.obj = None
+        self.error: Exception | None = None  # raised on the call after the data decoded before it
 
     def read(self) -> bytes:
         """The next non-empty decompressed chunk; ``b""`` at a clean end.
 
+        Data decoded before a corrupt frame is returned first; the error comes on the next call.
+
         :raises EOFError: the file ends inside a frame.
         :raises zstandard.ZstdError: corrupt data.
         """
+        if self.error is not None:
+            raise self.error
         while True:
             data = self.fh.read(_CHUNK)
             if not data:
@@ -140,15 +147,20 @@ class _ZstdChunks:
                     raise EOFError("zstd stream ended inside a frame")
                 return b""
             out = []
-            while data:
-                if self.obj is None:
-                    self.obj = self.dctx.decompressobj()
-                out.append(self.obj.decompress(data))
-                if self.obj.eof:
-                    data = self.obj.unused_data
-                    self.obj = None
-                else:
-                    data = b""
+            try:
+                while data:
+                    if self.obj is None:
+                        self.obj = self.dctx.decompressobj()
+                    out.append(self.obj.decompress(data))
+                    if self.obj.eof:
+                        data = self.obj.unused_data
+                        self.obj = None
+                    else:
+                        data = b""
+            except zstandard.ZstdError as e:
+                if not any(out):
+                    raise
+                self.error = e
             got = b"".join(out)
             if got:
                 return got
@@ -189,20 +201,41 @@ def read_lines(path: Path | str, *, max_line_bytes: int = MAX_LINE_BYTES,
     over = None  # hash of the current line once it is over the limit
     over_head = b""
     over_len = 0
+    over_hold = b""  # the over-long line's last byte, not hashed yet: a "\r" there is the terminator's
+
+    def over_feed(piece: bytes) -> None:
+        nonlocal over_len, over_hold, over_head
+        if not piece:
+            return
+        assert over is not None
+        if len(over_head) < RAW_KEEP + 1:
+            over_head += piece[:RAW_KEEP + 1 - len(over_head)]
+        over.update(over_hold)
+        over.update(piece[:-1])
+        over_len += len(piece)
+        over_hold = piece[-1:]
+
+    def over_end(at_terminator: bool) -> tuple[bytes, str, int]:
+        """Head, SHA-256 and length of the over-long line (a final "\r" dropped at a newline)."""
+        nonlocal over, over_head, over_len, over_hold
+        assert over is not None
+        n = over_len
+        if at_terminator and over_hold == b"\r":
+            n -= 1
+        else:
+            over.update(over_hold)
+        out = (over_head[:min(n, RAW_KEEP)], over.hexdigest(), n)
+        over, over_head, over_len, over_hold = None, b"", 0, b""
+        return out
 
     def finish(raw: bytes) -> Line | None:
-        nonlocal over, over_head, over_len
         if over is not None:
             st.oversize += 1
-            line = _problem_line(source, line_no, over_head, over.hexdigest(), over_len, "schema",
-                                 "paipu.line_size",
-                                 f"line of {over_len} bytes is longer than the {limit}-byte limit; not parsed")
-            over, over_head, over_len = None, b"", 0
-            return line
+            head, sha, n = over_end(True)
+            return _problem_line(source, line_no, head, sha, n, "schema", "paipu.line_size",
+                                 f"line of {n} bytes is longer than the {limit}-byte limit; not parsed")
         if raw.endswith(b"\r"):
             raw = raw[:-1]
-        if line_no == 1 and raw.startswith(_BOM):
-            raw = raw[3:]
         if len(raw) > limit:
             st.oversize += 1
             return _problem_line(source, line_no, raw, hashlib.sha256(raw).hexdigest(), len(raw), "schema",
@@ -224,13 +257,23 @@ def read_lines(path: Path | str, *, max_line_bytes: int = MAX_LINE_BYTES,
         return
     with fh:
         read = _chunk_reader(path, fh)
+        start = b""  # the first bytes, held until a BOM can be told apart (it is dropped)
+        started = False
         try:
             while True:
                 chunk = read()
                 st.bytes_in = fh.tell()
+                content.update(chunk)
+                if not started:
+                    start += chunk
+                    if len(start) < len(_BOM) and chunk:
+                        continue
+                    chunk = start[len(_BOM):] if start.startswith(_BOM) else start
+                    started = True
+                    if not chunk and start:
+                        continue
                 if not chunk:
                     break
-                content.update(chunk)
                 pos = 0
                 n = len(chunk)
                 while pos <= n:
@@ -242,13 +285,11 @@ def read_lines(path: Path | str, *, max_line_bytes: int = MAX_LINE_BYTES,
                         raw = None
                         piece = chunk[pos:end]
                         if over is not None:
-                            over.update(piece)
-                            over_len += len(piece)
+                            over_feed(piece)
                         elif len(pending) + len(piece) > limit + 1:  # +1: room for a "\r"
-                            over = hashlib.sha256(pending)
-                            over.update(piece)
-                            over_head = bytes(pending[:RAW_KEEP]) + piece[:max(0, RAW_KEEP - len(pending))]
-                            over_len = len(pending) + len(piece)
+                            over = hashlib.sha256()
+                            over_feed(bytes(pending))
+                            over_feed(piece)
                             pending.clear()
                         else:
                             pending += piece
@@ -268,9 +309,11 @@ def read_lines(path: Path | str, *, max_line_bytes: int = MAX_LINE_BYTES,
             st.error = f"{'truncated or corrupt compressed stream' if kind == 'compression' else 'read error'}: {e}"
             line_no += 1
             st.lines = line_no
-            head = over_head if over is not None else bytes(pending)
-            sha = over.hexdigest() if over is not None else hashlib.sha256(head).hexdigest()
-            n_cut = over_len if over is not None else len(head)
+            if over is not None:
+                head, sha, n_cut = over_end(False)
+            else:
+                head = bytes(pending)
+                sha, n_cut = hashlib.sha256(head).hexdigest(), len(head)
             yield _problem_line(source, line_no, head, sha, n_cut, "bad_json", f"paipu.{kind}",
                                 f"{path.name}: {st.error}; input stops after line {line_no - 1}"
                                 f" ({n_cut} bytes of a cut-off line kept)")

@@ -5,12 +5,31 @@
 exactly one row: ``games`` (a decoded record of an implemented variant, valid or not) or
 ``rejects`` (everything else). A line the engine crashes on is a reject with code
 ``engine_error`` (rule ``paipu.engine``), so one engine bug never stops an ingest.
+
+Checks made here before or around replay (docs/warehouse.md, "Reading the input"):
+
+- an object with a repeated key (``{"seat": 0, "seat": 1}``) is ambiguous — parsers disagree on
+  which value counts — so it is a reject ``bad_json`` / ``paipu.duplicate_key``;
+- nesting deeper than the decoders manage is a reject ``bad_json`` / ``paipu.json_depth``;
+- an integer that does not fit the warehouse's 64-bit columns (``round``, ``stake``, an event's
+  ``t``) is a reject ``schema`` / ``paipu.int_range``;
+- rows that Arrow still cannot hold are a reject ``engine_error`` / ``paipu.rows`` (a safety net:
+  the chunk is rebuilt line by line).
+
+Records may carry ``x_experiment`` (a string; e.g. written by ``paipu tune``): it is stored as the
+``experiment`` column of ``games`` and ``seats``. Under ``--pseudonymize`` player ids are replaced
+here, in the workers (:class:`Pseudonymizer`).
+
+Every table carries a private ``_line`` column (the input line a row came from) that the main
+process uses to drop the rows of duplicate lines; it is never written.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -20,6 +39,10 @@ import pyarrow as pa
 
 from ingest.reader import RAW_KEEP, Line
 from ingest.schema import PARTITION, TABLES, UNKNOWN_VARIANT
+
+LINE = "_line"
+"""Private column of every buffered table: the input line number a row came from."""
+INT64 = (-(1 << 63), (1 << 63) - 1)
 
 _KNOWN_VARIANTS = ("guilin", "zipai", "yuanjiang_guihuzi", "tongcheng_gezi", "sanjing_huapai",
                    "wujing_huapai", "shuangbiegan_huapai", "shangdaren")
@@ -49,43 +72,155 @@ def parse_started_at(text: str | None) -> datetime | None:
         return None
     if t.tzinfo is None:
         return None
-    return t.astimezone(timezone.utc)
+    try:
+        return t.astimezone(timezone.utc)
+    except (OverflowError, ValueError):  # e.g. 0001-01-01T00:00:00+01:00 is before year 1 in UTC
+        return None
 
 
 def _json(obj: Any) -> str | None:
     return None if obj is None else json.dumps(obj, ensure_ascii=False, sort_keys=True, default=str)
 
 
+class Pseudonymizer:
+    """Keyed hash of player ids (``paipu ingest --pseudonymize SALT_FILE``).
+
+    ``pid(x)`` is ``"h:"`` + the first 20 hex digits of HMAC-SHA256(salt, x): the same id and salt
+    give the same pseudonym in every run; without the salt the id cannot be recovered by hashing
+    guessed ids. ``fingerprint`` identifies the salt (stored in ``_meta/``, so a warehouse never
+    mixes two salts) without revealing it.
+    """
+
+    def __init__(self, salt: bytes) -> None:
+        salt = salt.strip()
+        if len(salt) < 16:
+            raise ValueError(f"the salt must hold at least 16 bytes (got {len(salt)}); e.g. "
+                             "`head -c 32 /dev/urandom | base64 > salt`")
+        self.salt = salt
+        self.fingerprint = hmac.new(salt, b"paipu:pseudonym-check", hashlib.sha256).hexdigest()[:16]
+        self._cache: dict[str, str] = {}
+
+    def pid(self, player_id: str) -> str:
+        """The pseudonym of ``player_id``."""
+        p = self._cache.get(player_id)
+        if p is None:
+            p = "h:" + hmac.new(self.salt, player_id.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:20]
+            if len(self._cache) < 100_000:
+                self._cache[player_id] = p
+        return p
+
+    def line(self, obj: dict[str, Any]) -> bytes:
+        """``obj`` (a decoded record) written back as JSON with its ``seats`` pseudonymized."""
+        seats = obj.get("seats")
+        if isinstance(seats, list):
+            obj = {**obj, "seats": [self.pid(x) if isinstance(x, str) else x for x in seats]}
+        return json.dumps(obj, ensure_ascii=False, separators=(", ", ": ")).encode("utf-8", "surrogatepass")
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise _DuplicateKey(dup)
+    return d
+
+
+def _strict_object(text: str) -> tuple[dict[str, Any] | None, tuple[str, str] | None]:
+    """Parse ``text`` (one line) with the standard library to find what msgspec accepts silently.
+
+    :returns: ``(obj, None)`` for a JSON object without repeated keys, ``(None, (rule, message))``
+        for a repeated key or nesting too deep, ``(None, None)`` when the line is not a JSON object
+        for other reasons (replay then says why).
+    """
+    try:
+        obj = json.loads(text, object_pairs_hook=_no_duplicates)
+    except _DuplicateKey as e:
+        return None, ("paipu.duplicate_key", f"key `{e}` appears twice in one object; the record is ambiguous")
+    except RecursionError:
+        return None, ("paipu.json_depth", "JSON nested too deeply to decode")
+    except (ValueError, TypeError):
+        return None, None
+    return (obj if isinstance(obj, dict) else None), None
+
+
+_GAME_ID = re.compile(rb'"game_id"\s*:\s*("(?:[^"\\\x00-\x1f]|\\.){1,300}")')
+
+
+def scan_game_id(head: bytes) -> str | None:
+    """The first ``"game_id": "…"`` string in the bytes of a line that does not parse (cut off,
+    over-long, not UTF-8 elsewhere), so that its reject still names the game; None when there is
+    none or it is not a valid paipu/1 id (1–128 characters)."""
+    m = _GAME_ID.search(head[:RAW_KEEP])
+    if m is None:
+        return None
+    try:
+        gid = json.loads(m.group(1).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return gid if isinstance(gid, str) and 1 <= len(gid) <= 128 else None
+
+
+def _out_of_int64(rec: Any) -> str | None:
+    """The first record field that a 64-bit warehouse column cannot hold, or None."""
+    lo, hi = INT64
+    for name in ("round", "stake"):
+        v = getattr(rec, name, None)
+        if isinstance(v, int) and not lo <= v <= hi:
+            return f"{name} = {v}"
+    for i, ev in enumerate(rec.actions):
+        if isinstance(ev.t, int) and not lo <= ev.t <= hi:
+            return f"actions[{i}].t = {ev.t}"
+    return None
+
+
 @dataclass
 class Counts:
-    """Lines of one chunk by where they ended: ``read = valid + invalid + rejected``."""
+    """Lines by where they ended: ``read = valid + invalid + rejected + duplicate``.
+
+    ``duplicate`` is a line identical to one already stored (same ``game_id`` and content, or the
+    same rejected bytes): counted, not stored again. Workers never set it; the main process does
+    (:mod:`ingest.dedupe`), moving lines from ``valid``/``invalid``/``rejected``.
+    """
 
     valid: int = 0
     invalid: int = 0
     rejected: int = 0
+    duplicate: int = 0
 
     @property
     def read(self) -> int:
-        """Lines counted: ``valid + invalid + rejected``."""
-        return self.valid + self.invalid + self.rejected
+        """Lines counted: ``valid + invalid + rejected + duplicate``."""
+        return self.valid + self.invalid + self.rejected + self.duplicate
 
     def add(self, other: "Counts") -> None:
         """Add ``other``'s counts to these."""
         self.valid += other.valid
         self.invalid += other.invalid
         self.rejected += other.rejected
+        self.duplicate += other.duplicate
 
 
 @dataclass
 class Batch:
-    """Column buffers of every table for a run of lines (``variant`` kept as a column)."""
+    """Column buffers of every table for a run of lines (``variant`` and ``_line`` kept as columns).
+
+    :param pseudonymizer: when set, player ids are replaced by their pseudonyms in ``seats``,
+        ``games.record_json`` and ``rejects.raw`` (a rejected line that cannot be parsed keeps no
+        raw text then, only its hash and length).
+    """
 
     ingested_at: datetime
+    pseudonymizer: Pseudonymizer | None = None
     cols: dict[str, dict[str, list]] = field(default_factory=dict)
     counts: Counts = field(default_factory=Counts)
 
     def __post_init__(self) -> None:
-        self.cols = {t: {c: [] for c in [*s.names, PARTITION]} for t, s in TABLES.items()}
+        self.cols = {t: {c: [] for c in [*s.names, PARTITION, LINE]} for t, s in TABLES.items()}
         self.known = _known_variants()
 
     def _row(self, table: str, **values: Any) -> None:
@@ -96,24 +231,31 @@ class Batch:
     # -- rejects -------------------------------------------------------------------------------
     def add_reject(self, source_file: str, line_no: int, raw: bytes, code: str, rule: str, message: str,
                    *, game_id: str | None = None, step: int | None = None, raw_sha256: str | None = None,
-                   raw_bytes: int | None = None, claimed_variant: str | None = None) -> None:
+                   raw_bytes: int | None = None, claimed_variant: str | None = None,
+                   obj: dict[str, Any] | None = None) -> None:
         """One ``rejects`` row. ``raw`` is cut to :data:`~ingest.reader.RAW_KEEP` bytes and
         decoded with replacement characters; the partition is ``claimed_variant`` when it is a
-        spec §7 id, else ``_unknown``."""
+        spec §7 id, else ``_unknown``. ``obj`` is the line parsed, when it could be (used to
+        pseudonymize ``raw``)."""
         self.counts.rejected += 1
+        if game_id is None and obj is None:
+            game_id = scan_game_id(raw)
         part = claimed_variant if claimed_variant in self.known else UNKNOWN_VARIANT
+        sha = raw_sha256 or hashlib.sha256(raw).hexdigest()
+        n = len(raw) if raw_bytes is None else raw_bytes
+        if self.pseudonymizer is not None:
+            raw = self.pseudonymizer.line(obj) if obj is not None else b""
         self._row("rejects", source_file=source_file, source_line=line_no, game_id=game_id, code=code,
-                  step=step, rule=rule, message=message,
-                  raw_sha256=raw_sha256 or hashlib.sha256(raw).hexdigest(),
-                  raw=raw[:RAW_KEEP].decode("utf-8", "replace"),
-                  raw_bytes=len(raw) if raw_bytes is None else raw_bytes,
-                  claimed_variant=claimed_variant, ingested_at=self.ingested_at, variant=part)
+                  step=step, rule=rule, message=message, raw_sha256=sha,
+                  raw=raw[:RAW_KEEP].decode("utf-8", "replace"), raw_bytes=n,
+                  claimed_variant=claimed_variant, ingested_at=self.ingested_at, variant=part, _line=line_no)
 
     # -- games and the rest --------------------------------------------------------------------
-    def add_outcome(self, out: Any, source_file: str, line_no: int, raw: bytes) -> None:
+    def add_outcome(self, out: Any, source_file: str, line_no: int, raw: bytes,
+                    obj: dict[str, Any] | None = None) -> None:
         """Rows of one :class:`replay.replayer.ReplayOutcome`: a reject when ``out.record`` is
         None or the variant is unknown / not implemented, else a game with its seats, actions,
-        melds and 醒."""
+        melds and 醒. ``obj`` is the line parsed (for ``x_experiment`` and pseudonyms)."""
         v = out.verdict
         err = v.errors[0] if v.errors else None
         rec = out.record
@@ -123,7 +265,13 @@ class Batch:
             self.add_reject(source_file, line_no, raw, err.code if err else "schema",
                             err.rule if err else "paipu.schema", err.message if err else "not a record",
                             game_id=gid, step=err.step if err else None, raw_sha256=v.record_sha256 or None,
-                            claimed_variant=claimed)
+                            claimed_variant=claimed, obj=obj)
+            return
+        big = _out_of_int64(rec)
+        if big is not None:
+            self.add_reject(source_file, line_no, raw, "schema", "paipu.int_range",
+                            f"{big} does not fit a 64-bit integer", game_id=rec.game_id,
+                            raw_sha256=v.record_sha256 or None, claimed_variant=rec.variant, obj=obj)
             return
         if v.valid:
             self.counts.valid += 1
@@ -143,6 +291,11 @@ class Batch:
         mismatch = any(e.code == "result_mismatch" for e in v.errors)
         claimed = rec.result is not None
         melds = facts.get("melds") or []
+        exp = obj.get("x_experiment") if obj is not None else None
+        exp = exp if isinstance(exp, str) else None
+        ps = self.pseudonymizer
+        players = [ps.pid(p) for p in rec.seats] if ps is not None else rec.seats
+        record_json = (ps.line(obj) if ps is not None and obj is not None else raw).decode("utf-8", "surrogatepass")
         self._row(
             "games", game_id=gid, variant=variant, ruleset_id=rid,
             rules_json=_json(dict(out.ruleset.values)) if out.ruleset is not None else _json(rec.rules),
@@ -162,10 +315,10 @@ class Batch:
             xing_count=xing_c.get("count") if isinstance(xing_c, dict) else None,
             breakdown_json=_json(breakdown), claimed=claimed,
             claim_matches=(not mismatch) if claimed and comp is not None else None,
-            wall_left=facts.get("wall_left"), record_json=raw.decode("utf-8"),
-            ingested_at=self.ingested_at,
+            wall_left=facts.get("wall_left"), record_json=record_json,
+            ingested_at=self.ingested_at, experiment=exp, _line=line_no,
         )
-        for s, player in enumerate(rec.seats):
+        for s, player in enumerate(players):
             self._row(
                 "seats", game_id=gid, variant=variant, ruleset_id=rid, seat=s, player_id=player,
                 is_dealer=s == rec.dealer, is_winner=(win and winner == s) if comp is not None else None,
@@ -173,12 +326,13 @@ class Batch:
                 dianpao=(win and win_kind == "dianpao" and comp.get("from") == s) if comp is not None else None,
                 n_melds=sum(1 for m in melds if m.get("seat") == s and m.get("origin") == "table")
                 if out.facts is not None else None,
-                win_kind=win_kind, valid=v.valid,
+                win_kind=win_kind, valid=v.valid, experiment=exp, _line=line_no,
             )
         acts = rec.actions
         a = self.cols["actions"]  # column-wise: actions are most of the rows
         a["game_id"].extend([gid] * len(acts))
         a["variant"].extend([variant] * len(acts))
+        a[LINE].extend([line_no] * len(acts))
         a["step"].extend(range(len(acts)))
         a["seat"].extend([ev.seat for ev in acts])
         a["act"].extend([ev.act for ev in acts])
@@ -190,58 +344,75 @@ class Batch:
         a["t_ms"].extend([ev.t for ev in acts])
         for m in melds:
             self._row("melds", game_id=gid, variant=variant, seat=m.get("seat"), kind=m.get("kind"),
-                      cards=list(m.get("cards") or []), points=m.get("points"), origin=m.get("origin"))
+                      cards=list(m.get("cards") or []), points=m.get("points"), origin=m.get("origin"),
+                      _line=line_no)
         fx = facts.get("xing")
         if win and fx is not None:
             self._row("xing", game_id=gid, variant=variant, ruleset_id=rid, winner=winner, mode=fx.get("mode"),
-                      cards=list(fx.get("cards") or []), count=fx.get("count"))
+                      cards=list(fx.get("cards") or []), count=fx.get("count"), _line=line_no)
 
     def add_line(self, line: Line, replay: Callable[[bytes], Any]) -> None:
-        """Route one reader line: reader problems and invalid UTF-8 become rejects, everything
-        else goes through ``replay`` (``replay_line``)."""
+        """Route one reader line: reader problems, invalid UTF-8, repeated keys and too-deep
+        nesting become rejects, everything else goes through ``replay`` (``replay_line``)."""
         if line.problem is not None:
             p = line.problem
             self.add_reject(line.source_file, line.line_no, line.raw, p.code, p.rule, p.message,
                             raw_sha256=p.raw_sha256, raw_bytes=p.raw_bytes)
             return
         try:
-            line.raw.decode("utf-8")
+            text = line.raw.decode("utf-8")
         except UnicodeDecodeError as e:
             self.add_reject(line.source_file, line.line_no, line.raw, "bad_json", "paipu.utf8",
                             f"not UTF-8: {e}")
+            return
+        obj, why = _strict_object(text)
+        if why is not None:
+            self.add_reject(line.source_file, line.line_no, line.raw, "bad_json", why[0], why[1])
             return
         try:
             out = replay(line.raw)
         except Exception as e:  # an engine bug must not stop the ingest; the line is kept
             self.add_reject(line.source_file, line.line_no, line.raw, "engine_error", "paipu.engine",
-                            f"replay raised {type(e).__name__}: {e}", claimed_variant=_peek_variant(line.raw))
+                            f"replay raised {type(e).__name__}: {e}", claimed_variant=_peek_variant(line.raw),
+                            game_id=_peek_game_id(obj), obj=obj)
             return
-        self.add_outcome(out, line.source_file, line.line_no, line.raw)
+        self.add_outcome(out, line.source_file, line.line_no, line.raw, obj)
 
     def to_arrow(self) -> dict[str, pa.Table]:
-        """The buffered rows as Arrow tables (only tables with rows), ``variant`` as last column."""
+        """The buffered rows as Arrow tables (only tables with rows), ``variant`` and ``_line``
+        as the last columns.
+
+        :raises pyarrow.ArrowException: a value the column type cannot hold (see
+            :func:`process_chunk`'s fallback).
+        """
         out = {}
         for t, cols in self.cols.items():
             if not cols[PARTITION]:
                 continue
-            schema = TABLES[t].append(pa.field(PARTITION, pa.string()))
+            schema = TABLES[t].append(pa.field(PARTITION, pa.string())).append(pa.field(LINE, pa.int64()))
             out[t] = pa.table(cols, schema=schema)
         return out
 
 
 def _peek_variant(raw: bytes) -> str | None:
-    """The ``variant`` string of a line that is a JSON object, else None."""
+    """The ``variant`` string of a line that is a JSON object, else None (never raises)."""
     try:
         obj = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
     v = obj.get("variant") if isinstance(obj, dict) else None
     return v if isinstance(v, str) else None
 
 
+def _peek_game_id(obj: dict[str, Any] | None) -> str | None:
+    g = obj.get("game_id") if obj is not None else None
+    return g if isinstance(g, str) else None
+
+
 @dataclass
 class ChunkResult:
-    """What a worker sends back for one chunk: Arrow tables and the line counts."""
+    """What a worker sends back for one chunk: Arrow tables (with ``variant`` and ``_line``)
+    and the line counts."""
 
     file_index: int
     chunk_index: int
@@ -249,14 +420,43 @@ class ChunkResult:
     counts: Counts
 
 
-def process_chunk(file_index: int, chunk_index: int, lines: list[Line], ingested_at: datetime) -> ChunkResult:
+_ARROW_ERRORS = (pa.ArrowException, OverflowError, UnicodeError, TypeError, ValueError)
+
+
+def process_chunk(file_index: int, chunk_index: int, lines: list[Line], ingested_at: datetime,
+                  pseudonym_salt: bytes | None = None) -> ChunkResult:
     """Replay ``lines`` (all from one file) and build their rows. Runs in a worker process.
+
+    When the chunk's rows do not convert to Arrow (a value no check above caught), the chunk is
+    rebuilt line by line and each line whose rows fail is a reject ``engine_error`` /
+    ``paipu.rows`` instead.
 
     :returns: a :class:`ChunkResult` with ``counts.read == len(lines)``.
     """
     from replay.replayer import replay_line  # imported here: workers import the engine once, lazily
 
-    batch = Batch(ingested_at)
+    ps = Pseudonymizer(pseudonym_salt) if pseudonym_salt is not None else None
+    batch = Batch(ingested_at, ps)
     for line in lines:
         batch.add_line(line, replay_line)
-    return ChunkResult(file_index, chunk_index, batch.to_arrow(), batch.counts)
+    try:
+        return ChunkResult(file_index, chunk_index, batch.to_arrow(), batch.counts)
+    except _ARROW_ERRORS:
+        pass
+    tables: dict[str, list[pa.Table]] = {}
+    counts = Counts()
+    for line in lines:
+        one = Batch(ingested_at, ps)
+        one.add_line(line, replay_line)
+        try:
+            got = one.to_arrow()
+        except _ARROW_ERRORS as e:
+            one = Batch(ingested_at, ps)
+            one.add_reject(line.source_file, line.line_no, line.raw, "engine_error", "paipu.rows",
+                           f"rows do not fit the warehouse schema: {type(e).__name__}: {e}",
+                           claimed_variant=_peek_variant(line.raw))
+            got = one.to_arrow()
+        counts.add(one.counts)
+        for t, tab in got.items():
+            tables.setdefault(t, []).append(tab)
+    return ChunkResult(file_index, chunk_index, {t: pa.concat_tables(v) for t, v in tables.items()}, counts)

@@ -1,42 +1,45 @@
-"""``ingest()``: input files → replayed in a process pool → the Parquet warehouse.
+"""``ingest()``: input files → replayed in a process pool (or on Dask) → the Parquet warehouse.
 
 The main process reads the files (``ingest.reader``), cuts each file's lines into chunks and
 sends them to worker processes (``ingest.rows.process_chunk``); results come back in order, are
-buffered per file and written by ``ingest.warehouse`` (staged, then moved into place when the
-file is done). Every input line is counted exactly once: per file and in total,
-``read = valid + invalid + rejected`` and ``lines = read + blank``.
+screened for duplicates (``ingest.dedupe``), buffered per file and written by
+``ingest.warehouse`` (staged, then moved into place when the file is done). Every input line is
+counted exactly once: per file and in total, ``read = valid + invalid + rejected + duplicate``
+and ``lines = read + blank``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import multiprocessing
 import os
 import platform
 import time
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ingest.dedupe import Index
 from ingest.reader import MAX_LINE_BYTES, FileStats, Line, find_inputs, read_lines
-from ingest.rows import ChunkResult, Counts, process_chunk
-from ingest.warehouse import FileShards, Warehouse
+from ingest.rows import ChunkResult, Counts, Pseudonymizer, process_chunk
+from ingest.warehouse import FileShards, Warehouse, source_prefix
 
 CHUNK_LINES = 256
 CHUNK_BYTES = 8 << 20
 MIN_POOL_BYTES = 1 << 20
 """Smaller inputs (about 500 games) replay in-process: starting workers costs more than it saves."""
+ENGINES = ("process", "dask")
 
 
 @dataclass
 class FileReport:
-    """Counts of one input file. ``read = valid + invalid + rejected``; ``lines = read + blank``."""
+    """Counts of one input file. ``read = valid + invalid + rejected + duplicate``;
+    ``lines = read + blank``."""
 
     path: str
     content_sha256: str | None
@@ -45,13 +48,14 @@ class FileReport:
     valid: int
     invalid: int
     rejected: int
+    duplicate: int = 0
     oversize: int = 0
     error: str | None = None
 
     @property
     def read(self) -> int:
-        """Non-blank lines: ``valid + invalid + rejected``."""
-        return self.valid + self.invalid + self.rejected
+        """Non-blank lines: ``valid + invalid + rejected + duplicate``."""
+        return self.valid + self.invalid + self.rejected + self.duplicate
 
 
 @dataclass
@@ -68,10 +72,14 @@ class IngestReport:
     finished_at: datetime
     workers: int
     engine_version: str
+    engine: str = "process"
+    pseudonymized: bool = False
+    status: str = "running"
     files: list[FileReport] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
     removed_shards: int = 0
+    recovered: list[str] = field(default_factory=list)
 
     def total(self) -> FileReport:
         """The sum over files, as a :class:`FileReport` with ``path`` ``"(total)"``."""
@@ -82,6 +90,7 @@ class IngestReport:
             t.valid += f.valid
             t.invalid += f.invalid
             t.rejected += f.rejected
+            t.duplicate += f.duplicate
             t.oversize += f.oversize
         return t
 
@@ -104,6 +113,7 @@ class _FileState:
     path: Path
     stats: FileStats
     shards: FileShards
+    origin: int
     counts: Counts = field(default_factory=Counts)
     chunks: int = 0
     done: int = 0
@@ -117,34 +127,78 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
 
 
+class _Dask:
+    """A Dask ``Client`` (on ``scheduler`` or a local cluster of ``workers`` processes) behind the
+    executor calls :func:`ingest` uses (``submit`` → a future with ``result()``, ``shutdown``)."""
+
+    def __init__(self, workers: int, scheduler: str | None) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise RuntimeError("--engine dask needs the `dask` extra: pip install 'paipu[dask]'") from None
+        self.cluster = None
+        if scheduler:
+            self.client = Client(scheduler)
+        else:
+            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                        dashboard_address=None, silence_logs=40)
+            self.client = Client(self.cluster)
+        self.workers = len(self.client.scheduler_info().get("workers", {})) or workers
+
+    def submit(self, fn: Any, *args: Any) -> Any:
+        return self.client.submit(fn, *args, pure=False)
+
+    def shutdown(self, cancel_futures: bool = False) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
 def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int | None = None,
            progress: bool = True, *, max_line_bytes: int = MAX_LINE_BYTES, chunk_lines: int = CHUNK_LINES,
-           min_pool_bytes: int = MIN_POOL_BYTES, console: Console | None = None) -> IngestReport:
+           min_pool_bytes: int = MIN_POOL_BYTES, console: Console | None = None,
+           pseudonym_salt: bytes | None = None, engine: str = "process",
+           scheduler: str | None = None) -> IngestReport:
     """Replay every line of ``paths`` and write the results into the warehouse.
 
     :param paths: files (``.jsonl``, ``.jsonl.gz``, ``.jsonl.zst``) and folders (walked recursively).
     :param warehouse_dir: the warehouse folder; created if missing. Its parent must be writable
         (the staging folder goes there).
     :param workers: worker processes; None or 0 = ``os.cpu_count()``; 1 replays in this process,
-        and so does any input smaller than ``min_pool_bytes`` on disk.
+        and so does any input smaller than ``min_pool_bytes`` on disk (process engine only).
     :param progress: show a rich progress bar when the console is a terminal (otherwise one line
         per finished file).
     :param max_line_bytes: longest accepted line (spec §1), terminator excluded.
     :param chunk_lines: lines per task sent to a worker.
+    :param pseudonym_salt: replace player ids by keyed hashes (:class:`~ingest.rows.Pseudonymizer`).
+    :param engine: ``process`` (a local process pool) or ``dask`` (a Dask cluster: ``scheduler``'s
+        address, or a local cluster of ``workers`` processes when None). Both give the same rows.
     :returns: an :class:`IngestReport` with per-file and total counts.
     :raises FileNotFoundError: a path does not exist.
+    :raises ValueError: an unknown engine, or a salt shorter than 16 bytes.
     :raises ingest.warehouse.WarehouseBusy: another ingest is writing the same warehouse.
+    :raises ingest.warehouse.WarehouseMismatch: the warehouse holds rows of another pseudonymization.
     """
     from replay import ENGINE_VERSION
 
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    pseudonymizer = Pseudonymizer(pseudonym_salt) if pseudonym_salt is not None else None
     console = console or Console(stderr=True)
     workers = workers or os.cpu_count() or 1
     inputs, skipped = find_inputs(paths)
     started = datetime.now(timezone.utc)
     run_id = started.strftime("%Y%m%dT%H%M%S%fZ") + f"-{os.getpid()}"
     report = IngestReport(run_id, str(Path(warehouse_dir).absolute()), started, started, workers, ENGINE_VERSION,
-                          skipped=[str(p) for p in skipped])
-    total_bytes = sum(p.stat().st_size for p in inputs)
+                          engine=engine, pseudonymized=pseudonymizer is not None, skipped=[str(p) for p in skipped])
+
+    def size(p: Path) -> int:
+        try:
+            return p.stat().st_size
+        except OSError:  # vanished since it was listed: read_lines reports it
+            return 0
+
+    total_bytes = sum(size(p) for p in inputs)
     live = progress and console.is_terminal
     bar = Progress(TextColumn("[bold]ingest"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[counts]}"),
                    TimeElapsedColumn(), console=console, disable=not live, transient=False)
@@ -152,43 +206,64 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
     states: list[_FileState] = []
     seen_bytes = 0
     t0 = time.perf_counter()
+    salt = pseudonymizer.salt if pseudonymizer is not None else None
 
-    with Warehouse(warehouse_dir) as wh, bar:
-        pool = _pool(workers) if workers > 1 and total_bytes >= min_pool_bytes else None
-        report.workers = workers if pool is not None else 1
-        pending: deque[tuple[Future, int]] = deque()  # (task, input bytes read once its chunk was cut)
+    def run_record(slim: bool = False) -> dict:
+        record = report.to_json()
+        record.update(host=platform.node(), python=platform.python_version(), seconds=time.perf_counter() - t0,
+                      n_files=len(report.files))
+        if slim:  # while running: the totals so far, not the growing per-file list
+            record["files"] = []
+        return record
+
+    with Warehouse(warehouse_dir, pseudonymizer.fingerprint if pseudonymizer else None) as wh, bar:
+        report.recovered = list(wh.recovered)
+        index = Index.load(wh.shards, wh.compacted_files())
+        wh.write_run(run_id, run_record())  # status "running" until the end: a killed run shows
+        if engine == "dask":
+            pool: Any = _Dask(workers, scheduler)
+            report.workers = pool.workers
+        else:
+            pool = _pool(workers) if workers > 1 and total_bytes >= min_pool_bytes else None
+            report.workers = workers if pool is not None else 1
+        pending: deque[tuple[Any, int]] = deque()  # (task, input bytes read once its chunk was cut)
+        window = 2 * report.workers
 
         running = Counts()
 
         def totals() -> str:
             c = running
-            return f"read {c.read}: {c.valid} valid, {c.invalid} invalid, {c.rejected} rejected"
+            return (f"read {c.read}: {c.valid} valid, {c.invalid} invalid, {c.rejected} rejected, "
+                    f"{c.duplicate} duplicate")
 
         def maybe_commit(st: _FileState) -> None:
             if st.committed or not st.read_done or st.done < st.chunks:
                 return
             st.shards.close()
-            info = {"ingested_at": started.isoformat(), "engine_version": ENGINE_VERSION, "valid": st.counts.valid,
-                    "invalid": st.counts.invalid, "rejected": st.counts.rejected, "blank": st.stats.blank}
-            # an unreadable file has no content hash: key its (empty) shards by its path instead
-            key = st.stats.content_sha256 or hashlib.sha256(f"unreadable:{st.path}".encode()).hexdigest()
-            report.removed_shards += wh.commit(st.shards, str(st.path), key, info)
+            info = {"ingested_at": started.isoformat(), "run_id": run_id, "engine_version": ENGINE_VERSION,
+                    "valid": st.counts.valid, "invalid": st.counts.invalid, "rejected": st.counts.rejected,
+                    "duplicate": st.counts.duplicate, "blank": st.stats.blank}
+            report.removed_shards += wh.commit(st.shards, str(st.path), st.stats.content_sha256, info)
             for t, n in st.shards.rows.items():
                 report.rows[t] = report.rows.get(t, 0) + n
             st.committed = True
             fr = FileReport(str(st.path), st.stats.content_sha256, st.stats.lines, st.stats.blank, st.counts.valid,
-                            st.counts.invalid, st.counts.rejected, st.stats.oversize, st.stats.error)
+                            st.counts.invalid, st.counts.rejected, st.counts.duplicate, st.stats.oversize,
+                            st.stats.error)
             report.files.append(fr)
+            wh.write_run(run_id, run_record(slim=True))  # a killed run still shows what it committed
             if progress and not live:
                 console.print(f"{st.path}: {fr.lines} lines = {fr.blank} blank + read {fr.read} "
-                              f"({fr.valid} valid, {fr.invalid} invalid, {fr.rejected} rejected)"
-                              + (f" — {fr.error}" if fr.error else ""), highlight=False)
+                              f"({fr.valid} valid, {fr.invalid} invalid, {fr.rejected} rejected, "
+                              f"{fr.duplicate} duplicate)" + (f" — {fr.error}" if fr.error else ""),
+                              highlight=False)
 
         def handle(res: ChunkResult, pos: int) -> None:
             st = states[res.file_index]
-            st.shards.add(res.tables)
-            st.counts.add(res.counts)
-            running.add(res.counts)
+            tables, counts = index.screen(res.tables, st.origin, res.counts)
+            st.shards.add(tables)
+            st.counts.add(counts)
+            running.add(counts)
             st.done += 1
             maybe_commit(st)
             bar.update(task, completed=pos, counts=totals())  # the bar follows replay, not reading
@@ -199,25 +274,25 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
             st.chunks += 1
             pos = seen_bytes + st.stats.bytes_in
             if pool is None:
-                handle(process_chunk(fi, ci, lines, started), pos)
+                handle(process_chunk(fi, ci, lines, started, salt), pos)
                 return
-            pending.append((pool.submit(process_chunk, fi, ci, lines, started), pos))
-            while len(pending) > 2 * workers:  # bounded: memory stays flat on big inputs
+            pending.append((pool.submit(process_chunk, fi, ci, lines, started, salt), pos))
+            while len(pending) > window:  # bounded: memory stays flat on big inputs
                 fut, at = pending.popleft()
                 handle(fut.result(), at)
 
         try:
             for fi, path in enumerate(inputs):
                 stats = FileStats(str(path))
-                states.append(_FileState(path, stats, wh.file(fi)))
+                states.append(_FileState(path, stats, wh.file(fi), index.begin(source_prefix(str(path)), str(path))))
                 chunk: list[Line] = []
-                size = 0
+                nbytes = 0
                 for line in read_lines(path, max_line_bytes=max_line_bytes, stats=stats):
                     chunk.append(line)
-                    size += len(line.raw)
-                    if len(chunk) >= chunk_lines or size >= CHUNK_BYTES:
+                    nbytes += len(line.raw)
+                    if len(chunk) >= chunk_lines or nbytes >= CHUNK_BYTES:
                         submit(fi, chunk)
-                        chunk, size = [], 0
+                        chunk, nbytes = [], 0
                 stats.bytes_in = stats.size
                 if chunk:
                     submit(fi, chunk)
@@ -232,7 +307,6 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
         report.finished_at = datetime.now(timezone.utc)
-        record = report.to_json()
-        record.update(host=platform.node(), python=platform.python_version(), seconds=time.perf_counter() - t0)
-        wh.write_run(run_id, record)
+        report.status = "done"
+        wh.write_run(run_id, run_record())
     return report

@@ -31,12 +31,12 @@ TABLES: dict[str, pa.Schema] = {
         ("win_card", _S), ("win_from", _I), ("win_kind", _S), ("points", _I), ("units", _I),
         ("tuo", _I), ("hand_types", _LS), ("xing_count", _I), ("breakdown_json", _S),
         ("claimed", _B), ("claim_matches", _B), ("wall_left", _I), ("record_json", _S),
-        ("ingested_at", _TS),
+        ("ingested_at", _TS), ("experiment", _S),
     ]),
     "seats": pa.schema([
         ("game_id", _S), ("ruleset_id", _S), ("seat", _I), ("player_id", _S), ("is_dealer", _B),
         ("is_winner", _B), ("score", _I), ("dianpao", _B), ("n_melds", _I), ("win_kind", _S),
-        ("valid", _B),
+        ("valid", _B), ("experiment", _S),
     ]),
     "actions": pa.schema([
         ("game_id", _S), ("step", _I), ("seat", _I), ("act", _S), ("card", _S), ("cards", _LS),
@@ -55,6 +55,23 @@ TABLES: dict[str, pa.Schema] = {
         ("claimed_variant", _S), ("ingested_at", _TS),
     ]),
 }
+
+RUNS_TABLE = "ingest_runs"
+"""Folder of the run log: ``ROOT/ingest_runs/<run_id>.parquet``, one row per run (no partitions)."""
+
+_FILE = pa.struct([
+    ("path", _S), ("content_sha256", _S), ("lines", _I), ("blank", _I), ("read", _I), ("valid", _I),
+    ("invalid", _I), ("rejected", _I), ("duplicate", _I), ("oversize", _I), ("error", _S),
+])
+
+RUNS = pa.schema([
+    ("run_id", _S), ("status", _S), ("started_at", _TS), ("finished_at", _TS), ("engine_version", _S),
+    ("engine", _S), ("workers", _I), ("host", _S), ("pseudonymized", _B), ("n_files", _I),
+    ("lines", _I), ("blank", _I), ("read", _I), ("valid", _I), ("invalid", _I), ("rejected", _I),
+    ("duplicate", _I), ("skipped", _LS), ("rows_json", _S), ("files", pa.list_(_FILE)),
+])
+"""Schema of ``ingest_runs``: status ``done`` or ``interrupted`` (killed before it finished; its
+counts are then those of the files it had committed)."""
 
 _DUCK = {pa.string(): "VARCHAR", pa.int64(): "BIGINT", pa.bool_(): "BOOLEAN",
          _TS: "TIMESTAMPTZ", _LS: "VARCHAR[]"}

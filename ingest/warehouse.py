@@ -1,29 +1,39 @@
 """Writing the Parquet warehouse safely (docs/warehouse.md, shared/notes/stack.md).
 
-Layout: ``ROOT/<table>/variant=<id>/<content>-<part>.parquet`` plus ``ROOT/_meta/``.
+Layout: ``ROOT/<table>/variant=<id>/<source>-<part>.parquet``, ``ROOT/ingest_runs/<run_id>.parquet``
+and ``ROOT/_meta/``.
 
 How a run writes (stack.md's safe pattern):
 
 - Rows are buffered per input file, table and variant; a buffer over :data:`SHARD_BYTES` is
   written as one shard into a *staging* folder next to the warehouse (``.<name>.staging-<pid>``
   in its parent), never inside it: DuckDB and polars globs read ``.``/``_`` files too.
-- When a file is done, its shards are ``os.replace``-d into place under deterministic names
-  ``<first 20 hex of the SHA-256 of the file's decompressed content>-<part:04d>.parquet``, then
-  shards with the same content prefix that this run did not write are removed.
-- Re-ingesting the same content therefore replaces its shards instead of adding rows (the same
-  content under two paths is stored once). ``_meta/sources.json`` remembers which content each
-  path had: when a path comes back with different content (a log that grew), the old content's
-  shards are removed unless another known path still has that content.
-- ``_meta/ingest.lock`` (``flock``) keeps two ingests out of one warehouse; each run leaves
-  ``_meta/ingest_runs/<run_id>.json``.
+- Shard names are deterministic: ``<first 20 hex of the SHA-256 of the input file's absolute
+  path>-<part:04d>.parquet``. A file's shards replace, as a whole, what its path stored before:
+  re-ingesting a file (the same content, or a log that grew) never adds rows twice.
+- Commit of a file (:meth:`Warehouse.commit`): first a journal ``_meta/journal.json`` lists the
+  moves, the removals and the new ``_meta/sources.json``; then the staged shards are
+  ``os.replace``-d into place (each rename is atomic: a reader sees an old or a new file, never
+  a torn one), stale shards of that path are removed, ``sources.json`` is replaced, and the
+  journal is deleted. A run killed in the middle leaves the journal and its staging folder; the
+  next run that opens the warehouse finishes the commit first (roll forward), then removes
+  leftover staging folders. Rerunning the same ingest completes the rest.
+- ``_meta/ingest.lock`` (``flock``, released by the kernel when a process dies) keeps two
+  ingests out of one warehouse.
+- Every run leaves ``_meta/ingest_runs/<run_id>.json`` (status ``running`` until it ends; a run
+  found still ``running`` by the next one was killed and is marked ``interrupted``) and one row
+  in the ``ingest_runs`` table.
+- ``_meta/pseudonym.json`` records whether player ids are pseudonymized and with which salt
+  (a fingerprint): a warehouse never mixes plain ids and pseudonyms, or two salts.
 
-Not atomic across files: a reader that queries during a commit may see a file's old and new
-shards mixed for a moment.
+Not atomic across files and tables: while a commit runs (or after a kill in one, until the next
+ingest rolls it forward) a reader may see part of one file's rows — never a game twice.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -35,21 +45,38 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ingest.schema import PARTITION, TABLES
+from ingest.schema import PARTITION, RUNS, RUNS_TABLE, TABLES
 
 SHARD_BYTES = 64 << 20
 """In-memory size of a table buffer that is written out as one shard."""
+FILE_BUFFER_BYTES = 256 << 20
+"""Most rows one input file keeps buffered, all tables and variants together: over it, the
+biggest buffer is written out early (memory stays flat however many variants a file mixes)."""
+COMPACT_BYTES = 64 << 20
+"""``paipu compact`` merges shards smaller than this (on disk) into files of about this size."""
+SRC = "_src"
+"""Private column of compacted shards: the source prefix each row came from (views never show it)."""
 PREFIX_LEN = 20
 META = "_meta"
+JOURNAL = "journal.json"
 
 
-def shard_name(content_sha256: str, part: int) -> str:
-    """File name of shard ``part`` of a file whose decompressed content has this SHA-256."""
-    return f"{content_sha256[:PREFIX_LEN]}-{part:04d}.parquet"
+def source_prefix(source: str) -> str:
+    """Shard-name prefix of an input file: the first 20 hex of the SHA-256 of its absolute path."""
+    return hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()[:PREFIX_LEN]
+
+
+def shard_name(prefix: str, part: int) -> str:
+    """File name of shard ``part`` of the input file with this :func:`source_prefix`."""
+    return f"{prefix[:PREFIX_LEN]}-{part:04d}.parquet"
 
 
 class WarehouseBusy(RuntimeError):
     """Another ingest holds the warehouse lock."""
+
+
+class WarehouseMismatch(RuntimeError):
+    """The run's pseudonymization does not match what the warehouse already holds."""
 
 
 def _atomic_json(obj: Any, dest: Path, staging: Path) -> None:
@@ -59,20 +86,60 @@ def _atomic_json(obj: Any, dest: Path, staging: Path) -> None:
     os.replace(tmp, dest)
 
 
+def is_compacted(name: str) -> bool:
+    """True for the file name of a compacted shard (``c<16 hex>-<part>.parquet``)."""
+    head = name.split("-", 1)[0]
+    return len(head) == 17 and head[0] == "c"
+
+
+def _apply(root: Path, journal: dict[str, Any], staging: Path) -> None:
+    """Carry out a commit journal; every step may be repeated (roll forward after a kill).
+
+    Removals come first and moves after, in the journal's order: while it runs a reader may miss
+    some rows for a moment, never see one twice.
+    """
+    for rel in journal["remove"]:
+        (root / rel).unlink(missing_ok=True)
+    for src, dest in journal["moves"]:
+        s, d = Path(src), root / dest
+        if s.exists():
+            d.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(s, d)
+    if "sources" in journal:
+        _atomic_json({"sources": journal["sources"]}, root / META / "sources.json", staging)
+    if "compacted" in journal:
+        _atomic_json({"compacted": journal["compacted"]}, root / META / "compacted.json", staging)
+
+
+def _conform(t: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``t`` with exactly ``schema``'s columns (a column it lacks, e.g. from an older shard, as nulls)."""
+    cols = [t.column(f.name).cast(f.type) if f.name in t.column_names else pa.nulls(t.num_rows, f.type)
+            for f in schema]
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
 class Warehouse:
     """A warehouse folder opened for writing by one ingest run (a context manager).
 
     :param root: the warehouse folder (created if missing).
+    :param pseudonym: the salt fingerprint of this run (``Pseudonymizer.fingerprint``), or None
+        for plain player ids.
     :raises WarehouseBusy: on enter, when another ingest writes the same warehouse.
+    :raises WarehouseMismatch: on enter, when the warehouse holds rows written with another
+        pseudonymization.
     :raises OSError: on enter, when the folder or the staging folder beside it cannot be made.
     """
 
-    def __init__(self, root: Path | str) -> None:
+    def __init__(self, root: Path | str, pseudonym: str | None = None, *, check_pseudonym: bool = True) -> None:
         self.root = Path(root).absolute()
         self.staging = self.root.parent / f".{self.root.name}.staging-{os.getpid()}"
+        self.pseudonym = pseudonym
+        self.check_pseudonym = check_pseudonym
+        self.compacted: dict[str, list[str]] = {}  # compacted shard (relative path) -> source prefixes in it
         self._lock_fh: Any = None
-        self.shards: dict[str, set[Path]] = {}  # content prefix -> shard files in place
+        self.shards: dict[str, set[Path]] = {}  # source prefix -> shard files in place
         self.sources: dict[str, dict[str, Any]] = {}  # source path -> what was ingested from it
+        self.recovered: list[str] = []  # what opening repaired (journal rolled forward, runs marked)
 
     def __enter__(self) -> "Warehouse":
         (self.root / META).mkdir(parents=True, exist_ok=True)
@@ -82,63 +149,247 @@ class Warehouse:
         except BlockingIOError:
             self._lock_fh.close()
             raise WarehouseBusy(f"another ingest is writing {self.root}") from None
-        # holding the lock, any staging folder of this warehouse is a crashed run's leftover
+        try:
+            self._open()
+        except BaseException:
+            self._release()
+            raise
+        return self
+
+    def _open(self) -> None:
+        self.staging.mkdir(parents=True, exist_ok=True)
+        journal = self.root / META / JOURNAL
+        if journal.exists():  # a run was killed inside a commit: finish it
+            _apply(self.root, json.loads(journal.read_text(encoding="utf-8")), self.staging)
+            journal.unlink()
+            self.recovered.append("finished an interrupted commit")
+        # holding the lock, any other staging folder of this warehouse is a killed run's leftover
         for old in self.root.parent.glob(f".{self.root.name}.staging-*"):
-            shutil.rmtree(old, ignore_errors=True)
-        self.staging.mkdir(parents=True)
+            if old != self.staging:
+                shutil.rmtree(old, ignore_errors=True)
         for t in TABLES:
             for f in (self.root / t).glob(f"{PARTITION}=*/*.parquet"):
-                self.shards.setdefault(f.name.split("-", 1)[0], set()).add(f)
+                if not is_compacted(f.name):
+                    self.shards.setdefault(f.name.split("-", 1)[0], set()).add(f)
         src = self.root / META / "sources.json"
         if src.exists():
             self.sources = json.loads(src.read_text(encoding="utf-8")).get("sources", {})
-        return self
+        comp = self.root / META / "compacted.json"
+        if comp.exists():
+            self.compacted = json.loads(comp.read_text(encoding="utf-8")).get("compacted", {})
+        if self.check_pseudonym:
+            self._check_pseudonym()
+        for f in sorted((self.root / META / "ingest_runs").glob("*.json")):
+            rec = json.loads(f.read_text(encoding="utf-8"))
+            row = self.root / RUNS_TABLE / f"{f.stem}.parquet"
+            if rec.get("status") == "running":
+                if row.exists() and pq.read_table(row, columns=["status"]).column(0)[0].as_py() == "done":
+                    rec["status"] = "done"  # killed after its row, before its JSON: it did finish
+                    _atomic_json(rec, f, self.staging)
+                    continue
+                rec["status"] = "interrupted"
+                self.write_run(rec["run_id"], rec)
+                self.recovered.append(f"marked run {rec['run_id']} interrupted")
+            elif not row.exists():  # killed between the two writes of a finished record
+                self.write_run(rec["run_id"], rec)
 
-    def __exit__(self, *exc: Any) -> None:
+    def _check_pseudonym(self) -> None:
+        path = self.root / META / "pseudonym.json"
+        have = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+        want = {"fingerprint": self.pseudonym}
+        if have is None:
+            if (self.shards or self.compacted) and self.pseudonym is not None:
+                raise WarehouseMismatch(f"{self.root} holds plain player ids; pseudonymize into a new warehouse")
+            _atomic_json(want, path, self.staging)
+        elif have.get("fingerprint") != self.pseudonym:
+            what = ("plain player ids" if have.get("fingerprint") is None
+                    else f"player ids pseudonymized with another salt (fingerprint {have['fingerprint']})")
+            mine = "with this salt" if self.pseudonym else "without --pseudonymize"
+            raise WarehouseMismatch(f"{self.root} holds {what}; refusing to add rows {mine}")
+
+    def _release(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
         if self._lock_fh is not None:
             fcntl.flock(self._lock_fh, fcntl.LOCK_UN)
             self._lock_fh.close()
+            self._lock_fh = None
+
+    def __exit__(self, *exc: Any) -> None:
+        self._release()
 
     def file(self, file_index: int) -> "FileShards":
         """A buffer for the rows of input file number ``file_index`` of this run."""
         return FileShards(self, file_index)
 
-    def _remove_prefix(self, prefix: str, keep: set[Path]) -> int:
-        gone = 0
-        for f in sorted(self.shards.get(prefix, set()) - keep):
-            f.unlink(missing_ok=True)
-            gone += 1
-        self.shards[prefix] = set(keep)
-        return gone
+    def commit(self, shards: "FileShards", source: str, content_sha256: str | None = None,
+               info: dict[str, Any] | None = None) -> int:
+        """Move a file's staged shards into place and drop its stale ones (see the module docstring).
 
-    def commit(self, shards: "FileShards", source: str, content_sha256: str, info: dict[str, Any]) -> int:
-        """Move a file's staged shards into place and drop stale ones (see the module docstring).
-
-        :param info: what to remember about ``source`` in ``_meta/sources.json`` (counts, …).
+        :param source: the input file's absolute path (its shards' prefix comes from it).
+        :param content_sha256: SHA-256 of the file's decompressed content (kept in ``sources.json``).
+        :param info: more to remember about ``source`` in ``_meta/sources.json`` (counts, …).
         :returns: the number of stale shard files removed.
         """
-        prefix = content_sha256[:PREFIX_LEN]
+        info = {"content_sha256": content_sha256, **(info or {})}
+        prefix = source_prefix(source)
+        moves = []
         placed: set[Path] = set()
         for table, variant, part, staged in shards.staged:
-            dest = self.root / table / f"{PARTITION}={variant}" / shard_name(content_sha256, part)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(staged, dest)
+            dest = self.root / table / f"{PARTITION}={variant}" / shard_name(prefix, part)
+            moves.append([str(staged), dest.relative_to(self.root).as_posix()])
             placed.add(dest)
-        removed = self._remove_prefix(prefix, placed)
-        old = self.sources.get(source, {}).get("sha256")
-        if old and old[:PREFIX_LEN] != prefix and not any(
-                s.get("sha256", "")[:PREFIX_LEN] == old[:PREFIX_LEN] for p, s in self.sources.items() if p != source):
-            removed += self._remove_prefix(old[:PREFIX_LEN], set())
-        self.sources[source] = {"sha256": content_sha256, **info}
-        _atomic_json({"sources": self.sources}, self.root / META / "sources.json", self.staging)
-        return removed
+        stale = [f.relative_to(self.root).as_posix() for f in sorted(self.shards.get(prefix, set()) - placed)]
+        compacted = dict(self.compacted)
+        rewrites = []
+        for rel, members in sorted(self.compacted.items()):  # rows of this source merged by `compact`
+            if prefix not in members:
+                continue
+            t = pq.read_table(self.root / rel)
+            keep = t.filter(pc.not_equal(t.column(SRC), prefix))
+            rest = [m for m in members if m != prefix]
+            if keep.num_rows:
+                staged = self.staging / f"rewrite.{len(rewrites)}.parquet"
+                pq.write_table(keep, staged, compression="zstd")
+                rewrites.append([str(staged), rel])
+                compacted[rel] = rest
+            else:
+                stale.append(rel)
+                compacted.pop(rel)
+        sources = {**self.sources, source: info}
+        # rewritten compacted files first: until this file's new shards land, its rows are missing,
+        # never doubled
+        journal = {"moves": rewrites + moves, "remove": stale, "sources": sources, "compacted": compacted}
+        jpath = self.root / META / JOURNAL
+        _atomic_json(journal, jpath, self.staging)
+        _apply(self.root, journal, self.staging)
+        jpath.unlink()
+        self.shards[prefix] = placed
+        self.sources = sources
+        self.compacted = compacted
+        return len(stale)
+
+    def compacted_files(self) -> list[Path]:
+        """The compacted shards in place."""
+        return [self.root / rel for rel in sorted(self.compacted)]
+
+    def compact(self, target_bytes: int = COMPACT_BYTES) -> dict[str, int]:
+        """Merge small shards of each table and variant into files of about ``target_bytes``.
+
+        Files are taken in name order and packed until a bin reaches ``target_bytes``; a bin of
+        two files or more becomes one compacted shard ``c<16 hex of its members' names>-0000.parquet``
+        whose private column ``_src`` says which source each row came from, so that re-ingesting a
+        source later still replaces exactly its rows. Rows are not changed, only regrouped; one
+        journal covers the whole compaction (a kill is rolled forward by the next open).
+
+        :returns: ``{"files_before", "files_after", "merged", "bytes_before", "bytes_after"}``.
+        """
+        moves: list[list[str]] = []
+        removes: list[str] = []
+        compacted = dict(self.compacted)
+        before = after = b_before = b_after = merged = 0
+        for table, schema in TABLES.items():
+            out_schema = schema.append(pa.field(SRC, pa.string()))
+            for vdir in sorted((self.root / table).glob(f"{PARTITION}=*")):
+                files = sorted(vdir.glob("*.parquet"))
+                before += len(files)
+                sizes = {f: f.stat().st_size for f in files}
+                b_before += sum(sizes.values())
+                bins: list[list[Path]] = [[]]
+                for f in files:
+                    if sizes[f] >= target_bytes:
+                        continue
+                    if sum(sizes[g] for g in bins[-1]) >= target_bytes:
+                        bins.append([])
+                    bins[-1].append(f)
+                kept = [f for f in files if not any(f in b for b in bins if len(b) >= 2)]
+                after += len(kept)
+                b_after += sum(sizes[f] for f in kept)
+                for members in (b for b in bins if len(b) >= 2):
+                    rels = [m.relative_to(self.root).as_posix() for m in members]
+                    name = "c" + hashlib.sha256("\n".join(rels).encode()).hexdigest()[:16] + "-0000.parquet"
+                    staged = self.staging / f"compact.{len(moves)}.parquet"
+                    prefixes: set[str] = set()
+                    with pq.ParquetWriter(staged, out_schema, compression="zstd") as w:
+                        for m, rel in zip(members, rels):
+                            t = pq.read_table(m)
+                            if is_compacted(m.name):
+                                prefixes.update(compacted.pop(rel, []))
+                            else:
+                                head = m.name.split("-", 1)[0]
+                                prefixes.add(head)
+                                t = t.append_column(SRC, pa.array([head] * t.num_rows, pa.string()))
+                            w.write_table(_conform(t, out_schema))
+                    dest = (vdir / name).relative_to(self.root).as_posix()
+                    moves.append([str(staged), dest])
+                    removes += [r for r in rels if r != dest]
+                    compacted[dest] = sorted(prefixes)
+                    merged += len(members)
+                    after += 1
+                    b_after += staged.stat().st_size
+        if moves:
+            journal = {"moves": moves, "remove": removes, "compacted": compacted}
+            jpath = self.root / META / JOURNAL
+            _atomic_json(journal, jpath, self.staging)
+            _apply(self.root, journal, self.staging)
+            jpath.unlink()
+            self.compacted = compacted
+            self.shards = {}
+            for t in TABLES:
+                for f in (self.root / t).glob(f"{PARTITION}=*/*.parquet"):
+                    if not is_compacted(f.name):
+                        self.shards.setdefault(f.name.split("-", 1)[0], set()).add(f)
+        return {"files_before": before, "files_after": after, "merged": merged, "bytes_before": b_before,
+                "bytes_after": b_after}
 
     def write_run(self, run_id: str, record: dict[str, Any]) -> Path:
-        """Store ``record`` as ``_meta/ingest_runs/<run_id>.json``; returns its path."""
+        """Store ``record`` as ``_meta/ingest_runs/<run_id>.json`` and, unless it is still
+        running, as the row ``ingest_runs/<run_id>.parquet``; returns the JSON path."""
         dest = self.root / META / "ingest_runs" / f"{run_id}.json"
+        if record.get("status") != "running":  # the row first: a JSON still "running" is redone
+            staged = self.staging / f"{run_id}.parquet"
+            pq.write_table(run_row(record), staged, compression="zstd")
+            (self.root / RUNS_TABLE).mkdir(exist_ok=True)
+            os.replace(staged, self.root / RUNS_TABLE / f"{run_id}.parquet")
         _atomic_json(record, dest, self.staging)
         return dest
+
+
+def run_row(record: dict[str, Any]) -> pa.Table:
+    """The ``ingest_runs`` row of a run record (``IngestReport.to_json()`` plus status)."""
+    from datetime import datetime
+
+    def ts(v: Any) -> Any:
+        return datetime.fromisoformat(v) if isinstance(v, str) else v
+
+    tot = record.get("total") or {}
+    names = [f.name for f in RUNS.field("files").type.value_type]
+    files = [{k: f.get(k) for k in names} for f in record.get("files", [])]
+    row = {
+        "run_id": record["run_id"], "status": record.get("status", "done"), "started_at": ts(record["started_at"]),
+        "finished_at": ts(record["finished_at"]) if record.get("status", "done") == "done" else None,
+        "engine_version": record.get("engine_version"), "engine": record.get("engine", "process"),
+        "workers": record.get("workers"), "host": record.get("host"),
+        "pseudonymized": bool(record.get("pseudonymized")), "n_files": record.get("n_files", len(files)),
+        **{k: tot.get(k, 0) for k in ("lines", "blank", "read", "valid", "invalid", "rejected", "duplicate")},
+        "skipped": list(record.get("skipped", [])),
+        "rows_json": json.dumps(record.get("rows", {}), sort_keys=True), "files": files,
+    }
+    return pa.Table.from_pylist([row], schema=RUNS)
+
+
+def read_rows(root: Path | str, table: str) -> list[dict[str, Any]]:
+    """Every row of one table of a warehouse as dicts, ``variant`` included, in shard order
+    (for checks and tests; the analytics read through DuckDB)."""
+    rows: list[dict[str, Any]] = []
+    for f in sorted(Path(root, table).glob(f"{PARTITION}=*/*.parquet")):
+        v = f.parent.name.split("=", 1)[1]
+        t = pq.read_table(f)
+        if SRC in t.column_names:
+            t = t.drop_columns([SRC])
+        for r in t.to_pylist():
+            r[PARTITION] = v
+            rows.append(r)
+    return rows
 
 
 @dataclass
@@ -156,6 +407,8 @@ class FileShards:
     def add(self, tables: dict[str, pa.Table]) -> None:
         """Buffer tables of :data:`~ingest.schema.TABLES` that carry a ``variant`` column."""
         for table, t in tables.items():
+            if "_line" in t.column_names:  # the rows' private line column (ingest.rows.LINE)
+                t = t.drop_columns(["_line"])
             col = t.column(PARTITION)
             variants = pc.unique(col).to_pylist()
             for v in sorted(variants):
@@ -166,6 +419,8 @@ class FileShards:
                 self.rows[table] = self.rows.get(table, 0) + part.num_rows
                 if self.sizes[key] >= SHARD_BYTES:
                     self._flush(key)
+        while sum(self.sizes.values()) > FILE_BUFFER_BYTES:
+            self._flush(max(self.sizes, key=lambda k: (self.sizes[k], k)))
 
     def _flush(self, key: tuple[str, str]) -> None:
         bufs = self.buffers.pop(key, [])

@@ -14,8 +14,9 @@ app.command("score")(score_cmd)
 app.command("simulate")(simulate_cmd)
 
 try:  # the later stages register themselves when present
-    from ingest.cli import ingest_cmd
+    from ingest.cli import compact_cmd, ingest_cmd
     app.command("ingest")(ingest_cmd)
+    app.command("compact")(compact_cmd)
 except ImportError:  # pragma: no cover
     pass
 try:

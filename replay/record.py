@@ -150,6 +150,8 @@ def decode_record(raw: bytes | str) -> Record:
         obj = msgspec.json.decode(raw)
     except msgspec.DecodeError as e:
         raise RuleViolation("bad_json", "paipu.json", f"not valid JSON: {e}") from None
+    except RecursionError:
+        raise RuleViolation("bad_json", "paipu.json", "JSON nested too deeply") from None
     if not isinstance(obj, dict):
         raise RuleViolation("bad_json", "paipu.json", f"a record is one JSON object, got {type(obj).__name__}")
     problems = _unknown_fields(obj, "record", "$")

@@ -200,7 +200,7 @@ def replay_line(raw: bytes | str) -> ReplayOutcome:
             obj = msgspec.json.decode(raw)
             if isinstance(obj, dict) and isinstance(obj.get("game_id"), str):
                 gid = obj["game_id"]
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             pass
         v = Verdict(game_id=gid, valid=False, errors=[_err(e)], computed=None, ruleset_id=None,
                     engine_version=ENGINE_VERSION, record_sha256=sha)

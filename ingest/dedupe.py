@@ -1,0 +1,206 @@
+"""What is already stored: one ``games`` row per ``game_id``, one ``rejects`` row per rejected line.
+
+The main process screens every chunk's rows, in input order, against an in-memory index of the
+warehouse (docs/warehouse.md, "Duplicates"):
+
+- a game whose ``game_id`` is stored with the same ``record_sha256`` is a **duplicate**: its rows
+  are dropped and the line is counted as ``duplicate``;
+- a game whose ``game_id`` is stored with a *different* ``record_sha256`` becomes a reject
+  ``duplicate_game`` (rule ``paipu.duplicate_game``) whose message names both sources;
+- a rejected line whose bytes (``raw_sha256``) are already stored as a reject is a duplicate too,
+  except the reader's rows about a file (``paipu.compression``, ``paipu.io``), which are not lines.
+
+Rows of the file being re-ingested do not count as stored: a path's shards are replaced as a whole
+(``ingest.warehouse``), so :meth:`Index.begin` retires them when the file starts. First seen wins:
+the run reads files in their sorted order, lines in order.
+
+Memory: one dict entry per stored game (its ``game_id`` plus one packed int: 64 bits of the record
+hash, the line and the source), about 150–200 bytes a game.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ingest.rows import LINE, Batch, Counts
+from ingest.warehouse import SRC
+
+READER_RULES = frozenset({"paipu.compression", "paipu.io"})
+"""Reject rules about a whole file (not a line): never deduplicated."""
+
+_M64 = (1 << 64) - 1
+_M40 = (1 << 40) - 1
+
+
+def _h64(hexdigest: str) -> int:
+    return int(hexdigest[:16], 16)
+
+
+class Index:
+    """``game_id`` → stored game, raw hash → stored reject, with the source of each.
+
+    Values pack ``hash64 | line << 64 | origin << 104`` (games) and ``line | origin << 40``
+    (rejects); ``origin`` numbers a (shard prefix, source file) pair, and an origin in
+    :attr:`dead` (rows about to be replaced) does not count as stored.
+    """
+
+    def __init__(self) -> None:
+        self.games: dict[str, int] = {}
+        self.rejects: dict[int, int] = {}
+        self.sources: list[str] = []  # origin -> source file
+        self.stored: dict[str, int] = {}  # shard prefix -> origin of the rows already in place
+        self.dead: set[int] = set()
+
+    def _origin(self, source: str) -> int:
+        self.sources.append(source)
+        return len(self.sources) - 1
+
+    @classmethod
+    def load(cls, shards: dict[str, Iterable[Path]], compacted: Iterable[Path] = ()) -> "Index":
+        """Index the ``games`` and ``rejects`` shards in place.
+
+        :param shards: source prefix → its shard files (any table; only games and rejects are read).
+        :param compacted: compacted shards (their ``_src`` column names each row's source prefix).
+        """
+        ix = cls()
+
+        def origin_of(prefix: str, source: str | None) -> int:
+            o = ix.stored.get(prefix)
+            if o is None:
+                o = ix.stored[prefix] = ix._origin(source or "?")
+            return o
+
+        files = [(f, p) for p in sorted(shards) for f in sorted(shards[p])]
+        files += [(f, None) for f in sorted(compacted)]
+        for f, prefix in files:
+            table = f.parent.parent.name
+            if table not in ("games", "rejects"):
+                continue
+            cols = (["game_id", "record_sha256", "source_line", "source_file"] if table == "games"
+                    else ["raw_sha256", "rule", "source_line", "source_file"])
+            t = pq.read_table(f, columns=cols + ([SRC] if prefix is None else []))
+            if t.num_rows == 0:
+                continue
+            if prefix is None:
+                origins = [origin_of(p, s) for p, s in zip(t.column(SRC).to_pylist(),
+                                                             t.column("source_file").to_pylist())]
+            else:
+                origins = [origin_of(prefix, t.column("source_file")[0].as_py())] * t.num_rows
+            lines = t.column("source_line").to_pylist()
+            if table == "games":
+                for gid, sha, line, o in zip(t.column("game_id").to_pylist(), t.column("record_sha256").to_pylist(),
+                                             lines, origins):
+                    ix.games.setdefault(gid, _h64(sha) | (line & _M40) << 64 | o << 104)
+            else:
+                for sha, rule, line, o in zip(t.column("raw_sha256").to_pylist(), t.column("rule").to_pylist(),
+                                              lines, origins):
+                    if rule not in READER_RULES:
+                        ix.rejects.setdefault(_h64(sha), (line & _M40) | o << 40)
+        return ix
+
+    def begin(self, prefix: str, source: str) -> int:
+        """Start a file whose shards (``prefix``) will replace what that prefix holds now.
+
+        :returns: the origin of the file's rows in this run.
+        """
+        old = self.stored.pop(prefix, None)
+        if old is not None:
+            self.dead.add(old)
+        return self._origin(source)
+
+    def _where(self, origin: int, line: int) -> str:
+        return f"{self.sources[origin]}:{line}"
+
+    def screen(self, tables: dict[str, pa.Table], origin: int,
+               counts: Counts) -> tuple[dict[str, pa.Table], Counts]:
+        """Drop the rows of duplicate lines and turn conflicting games into ``duplicate_game``
+        rejects; strip the private ``_line`` column.
+
+        :param tables: one chunk's tables (with ``variant`` and ``_line``), lines in order.
+        :param origin: the chunk's file, from :meth:`begin`.
+        :param counts: the chunk's counts from the worker.
+        :returns: the tables to store (``variant`` kept) and the counts with duplicates moved.
+        """
+        out = Counts(counts.valid, counts.invalid, counts.rejected, counts.duplicate)
+        drop: set[int] = set()
+        conflicts: list[tuple[int, str]] = []  # (row in games, message)
+        games = tables.get("games")
+        if games is not None:
+            hi = origin << 104
+            for i, (gid, sha, line, valid) in enumerate(zip(
+                    games.column("game_id").to_pylist(), games.column("record_sha256").to_pylist(),
+                    games.column("source_line").to_pylist(), games.column("valid").to_pylist())):
+                key = self.games.get(gid)
+                if key is None or key >> 104 in self.dead:
+                    self.games[gid] = _h64(sha) | (line & _M40) << 64 | hi
+                    continue
+                drop.add(line)
+                if valid:
+                    out.valid -= 1
+                else:
+                    out.invalid -= 1
+                if key & _M64 == _h64(sha):
+                    out.duplicate += 1
+                else:
+                    first = self._where(key >> 104, key >> 64 & _M40)
+                    conflicts.append((i, f"game_id `{gid}` is already stored from {first} "
+                                         f"(record_sha256 {key & _M64:016x}…) with different content; this line, "
+                                         f"{self._where(origin, line)}, has record_sha256 {sha[:16]}…"))
+        rejects = tables.get("rejects")
+        if rejects is not None:
+            for sha, rule, line in zip(rejects.column("raw_sha256").to_pylist(), rejects.column("rule").to_pylist(),
+                                       rejects.column("source_line").to_pylist()):
+                if rule in READER_RULES:
+                    continue
+                if self._seen_reject(sha, line, origin):
+                    drop.add(line)
+                    out.rejected -= 1
+                    out.duplicate += 1
+        extra = None
+        if conflicts:
+            assert games is not None
+            batch = Batch(games.column("ingested_at")[0].as_py())
+            cols = games.select(["game_id", "record_sha256", "source_line", "source_file", "record_json",
+                                 "variant"]).to_pylist()
+            for i, message in conflicts:
+                g = cols[i]
+                if self._seen_reject(g["record_sha256"], g["source_line"], origin):
+                    out.duplicate += 1
+                    continue
+                raw = g["record_json"].encode("utf-8", "surrogatepass")
+                batch.add_reject(g["source_file"], g["source_line"], raw, "duplicate_game", "paipu.duplicate_game",
+                                 message, game_id=g["game_id"], raw_sha256=g["record_sha256"],
+                                 raw_bytes=len(raw), claimed_variant=g["variant"])
+                out.rejected += 1
+            extra = batch.to_arrow().get("rejects")
+        result: dict[str, pa.Table] = {}
+        gone = pa.array(sorted(drop), pa.int64()) if drop else None
+        for name, t in tables.items():
+            if gone is not None:
+                t = t.filter(pc.invert(pc.is_in(t.column(LINE), value_set=gone)))
+            if name == "rejects" and extra is not None:
+                t = pa.concat_tables([t, extra])
+            if t.num_rows:
+                result[name] = t.drop_columns([LINE])
+        if extra is not None and "rejects" not in tables and extra.num_rows:
+            result["rejects"] = extra.drop_columns([LINE])
+        return result, out
+
+    def _seen_reject(self, sha: str, line: int, origin: int) -> bool:
+        """True when these bytes are already stored as a reject; else remember them."""
+        h = _h64(sha)
+        key = self.rejects.get(h)
+        if key is not None and key >> 40 not in self.dead:
+            return True
+        self.rejects[h] = (line & _M40) | origin << 40
+        return False
+
+
+def strip_line(tables: dict[str, Any]) -> dict[str, pa.Table]:
+    """The tables without the private ``_line`` column (when no index screens them)."""
+    return {k: (t.drop_columns([LINE]) if LINE in t.column_names else t) for k, t in tables.items()}

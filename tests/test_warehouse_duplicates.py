@@ -1,0 +1,176 @@
+"""Idempotence and duplicates (issue 7): a game is stored once per ``game_id``; the same content
+again is a counted duplicate, other content under the same id is a ``duplicate_game`` reject that
+names both sources — within a file, across files and across runs."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+
+from ingest.run import ingest
+from ingest.warehouse import read_rows
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+SHORT = json.loads((DATA / "guilin-short.jsonl").read_bytes())
+
+
+def rec(gid: str, **extra) -> bytes:
+    """The worked example under another ``game_id`` (``extra`` adds/changes top-level fields)."""
+    return json.dumps({**SHORT, "game_id": gid, **extra}, ensure_ascii=False).encode()
+
+
+def write(path: Path, lines: list[bytes]) -> Path:
+    data = b"\n".join(lines) + b"\n"
+    path.write_bytes(gzip.compress(data) if path.name.endswith(".gz") else data)
+    return path
+
+
+def run(paths, wh):
+    return ingest(paths, wh, workers=1, progress=False, max_line_bytes=4096)
+
+
+def snapshot(wh: Path) -> dict[str, list[str]]:
+    """Every table's rows (without ``ingested_at``), sorted, as JSON text."""
+    out = {}
+    for t in ("games", "seats", "actions", "melds", "xing", "rejects"):
+        out[t] = sorted(json.dumps({k: v for k, v in r.items() if k != "ingested_at"}, sort_keys=True, default=str)
+                        for r in read_rows(wh, t))
+    return out
+
+
+def counts(rep):
+    t = rep.total()
+    return (t.read, t.valid, t.invalid, t.rejected, t.duplicate)
+
+
+def test_same_game_twice_in_one_file_is_stored_once(tmp_path):
+    src = write(tmp_path / "a.jsonl", [rec("g1"), rec("g2"), rec("g1"), b"{bad", b"{bad"])
+    rep = run([src], tmp_path / "wh")
+    assert counts(rep) == (5, 2, 0, 1, 2)  # line 3 repeats line 1, line 5 repeats line 4
+    games = read_rows(tmp_path / "wh", "games")
+    assert sorted((g["game_id"], g["source_line"]) for g in games) == [("g1", 1), ("g2", 2)]
+    assert len(read_rows(tmp_path / "wh", "seats")) == 6 and len(read_rows(tmp_path / "wh", "actions")) == 18
+    (rej,) = read_rows(tmp_path / "wh", "rejects")
+    assert (rej["source_line"], rej["code"]) == (4, "bad_json")
+
+
+def test_same_game_in_another_file_and_another_run(tmp_path):
+    wh = tmp_path / "wh"
+    a = write(tmp_path / "a.jsonl", [rec("g1"), rec("g2")])
+    b = write(tmp_path / "b.jsonl.gz", [rec("g2"), rec("g3")])  # a resent batch overlapping a
+    c = write(tmp_path / "c.jsonl", [rec("g3"), rec("g1")])
+    r1 = run([a, b], wh)
+    assert counts(r1) == (4, 3, 0, 0, 1)
+    assert [(f.valid, f.duplicate) for f in r1.files] == [(2, 0), (1, 1)]
+    first = snapshot(wh)
+    r2 = run([c], wh)  # every game of c is stored already
+    assert counts(r2) == (2, 0, 0, 0, 2)
+    assert snapshot(wh) == first
+    games = {g["game_id"]: (Path(g["source_file"]).name, g["source_line"]) for g in read_rows(wh, "games")}
+    assert games == {"g1": ("a.jsonl", 1), "g2": ("a.jsonl", 2), "g3": ("b.jsonl.gz", 2)}
+
+
+def test_reingest_of_the_same_files_adds_nothing(tmp_path):
+    wh = tmp_path / "wh"
+    a = write(tmp_path / "a.jsonl", [rec("g1"), b"[1, 2]", rec("g2", result={**SHORT["result"], "points": 1})])
+    b = write(tmp_path / "b.jsonl", [rec("g1"), rec("g3")])
+    r1 = run([a, b], wh)
+    first = snapshot(wh)
+    r2 = run([a, b], wh)
+    r3 = run([b, a], wh)  # order given on the command line does not matter: inputs are sorted
+    assert snapshot(wh) == first
+    # a file's own rows are replaced, so it counts as read again, not as duplicate of itself
+    assert counts(r1) == counts(r2) == counts(r3) == (5, 2, 1, 1, 1)
+    assert len(read_rows(wh, "games")) == 3
+    runs = sorted(Path(wh, "ingest_runs").glob("*.parquet"))
+    assert len(runs) == 3
+
+
+def test_a_copy_under_another_path_is_all_duplicates(tmp_path):
+    wh = tmp_path / "wh"
+    lines = [rec("g1"), b"not json", rec("g2", variant="mahjong")]
+    a = write(tmp_path / "a.jsonl", lines)
+    run([a], wh)
+    first = snapshot(wh)
+    (tmp_path / "later").mkdir()
+    copy = write(tmp_path / "later" / "a-again.jsonl.gz", lines)
+    rep = run([copy], wh)
+    assert counts(rep) == (3, 0, 0, 0, 3)  # the rejected lines too: the same bytes are stored once
+    assert snapshot(wh) == first
+    assert not list(wh.glob("*/variant=*/" + hashlib.sha256(str(copy).encode()).hexdigest()[:20] + "-*"))
+
+
+def test_other_content_under_a_stored_id_is_duplicate_game(tmp_path):
+    wh = tmp_path / "wh"
+    a = write(tmp_path / "a.jsonl", [rec("g1"), rec("g1", table_id="t-other")])
+    b = write(tmp_path / "b.jsonl", [rec("g2"), rec("g1", round=7), rec("g1", round=7)])
+    rep = run([a, b], wh)
+    assert counts(rep) == (5, 2, 0, 2, 1)  # b:3 repeats the rejected b:2 exactly: a duplicate
+    games = read_rows(wh, "games")
+    assert sorted((g["game_id"], Path(g["source_file"]).name, g["source_line"]) for g in games) == \
+        [("g1", "a.jsonl", 1), ("g2", "b.jsonl", 1)]
+    rej = sorted(read_rows(wh, "rejects"), key=lambda r: (r["source_file"], r["source_line"]))
+    assert [(Path(r["source_file"]).name, r["source_line"], r["code"], r["rule"], r["game_id"], r["variant"])
+            for r in rej] == [("a.jsonl", 2, "duplicate_game", "paipu.duplicate_game", "g1", "guilin"),
+                              ("b.jsonl", 2, "duplicate_game", "paipu.duplicate_game", "g1", "guilin")]
+    first_sha = hashlib.sha256(rec("g1")).hexdigest()
+    for r, line in zip(rej, [rec("g1", table_id="t-other"), rec("g1", round=7)]):
+        assert f"{a}:1" in r["message"]  # the stored source …
+        assert f"{r['source_file']}:{r['source_line']}" in r["message"]  # … and this one
+        assert first_sha[:16] in r["message"] and hashlib.sha256(line).hexdigest()[:16] in r["message"]
+        assert r["raw_sha256"] == hashlib.sha256(line).hexdigest() and r["raw"] == line.decode()
+        assert r["raw_bytes"] == len(line) and r["step"] is None
+    # across runs: still caught against what the warehouse holds
+    c = write(tmp_path / "c.jsonl", [rec("g2", stake=3)])
+    rep = run([c], wh)
+    assert counts(rep) == (1, 0, 0, 1, 0)
+    (r,) = [r for r in read_rows(wh, "rejects") if r["source_file"] == str(c)]
+    assert r["code"] == "duplicate_game" and f"{b}:1" in r["message"] and f"{c}:1" in r["message"]
+
+
+def test_reingest_replaces_a_path_that_now_holds_a_conflict(tmp_path):
+    """The rows of the file being re-ingested do not count as stored: its new content wins."""
+    wh = tmp_path / "wh"
+    a = write(tmp_path / "a.jsonl", [rec("g1")])
+    run([a], wh)
+    write(a, [rec("g1", table_id="fixed"), rec("g2")])
+    rep = run([a], wh)
+    assert counts(rep) == (2, 2, 0, 0, 0)
+    assert sorted((g["game_id"], g["table_id"]) for g in read_rows(wh, "games")) == \
+        [("g1", "fixed"), ("g2", "t-example")]
+    assert read_rows(wh, "rejects") == []
+
+
+def test_reader_problems_are_never_deduplicated(tmp_path):
+    wh = tmp_path / "wh"
+    for name in ("x.jsonl.gz", "y.jsonl.gz"):
+        (tmp_path / name).write_bytes(b"not gzip at all")
+    rep = run([tmp_path / "x.jsonl.gz", tmp_path / "y.jsonl.gz"], wh)
+    assert counts(rep) == (2, 0, 0, 2, 0)
+    assert [r["rule"] for r in read_rows(wh, "rejects")] == ["paipu.compression"] * 2
+
+
+def test_parts_follow_the_buffers_and_stale_parts_go(tmp_path, monkeypatch):
+    """Small buffers cut a file's rows into several parts; a later ingest that writes fewer parts
+    removes the others — the rows are the same either way."""
+    import ingest.warehouse as warehouse
+
+    src = write(tmp_path / "a.jsonl", [rec(f"g{i}") for i in range(12)] + [rec("z", variant="zipai")])
+    ref = tmp_path / "ref"
+    run([src], ref)
+    wh = tmp_path / "wh"
+    monkeypatch.setattr(warehouse, "SHARD_BYTES", 4000)
+    monkeypatch.setattr(warehouse, "FILE_BUFFER_BYTES", 20_000)
+    ingest([src], wh, workers=1, progress=False, chunk_lines=2)
+    parts = sorted(p.name for p in (wh / "actions" / "variant=guilin").glob("*.parquet"))
+    assert len(parts) >= 2 and parts[0].endswith("-0000.parquet") and parts[1].endswith("-0001.parquet")
+    assert snapshot(wh) == snapshot(ref)
+    every = lambda: sorted(p.relative_to(wh).as_posix() for p in wh.glob("[!_i]*/variant=*/*.parquet"))
+    many = every()
+    monkeypatch.undo()
+    rep = run([src], wh)
+    assert every() == sorted(p for p in many if p.endswith("-0000.parquet"))
+    assert rep.removed_shards == len(many) - len(every())
+    assert snapshot(wh) == snapshot(ref)
