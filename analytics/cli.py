@@ -82,8 +82,33 @@ def print_report(con: Any, console: Console, variant: str | None = None, ruleset
     console.print(_table("番型 hand types (plain = 平胡)", q.hand_type_freq(con, **f), H))
     console.print(_table("醒 xing count", q.xing_distribution(con, **f), H))
     console.print(_table("胡 / 舵 / 分 means per win", q.mean_points(con, **f), H))
+    _family_sections(con, console, variant, ruleset)
     console.print(_table(f"玩家 players (top {players} by games)", q.player_stats(con, **f, limit=players), H))
     console.print(_table(f"输赢 score flow (top {players} by net)", q.score_flow(con, **f, limit=players), H))
+
+
+def _family_sections(con: Any, console: Console, variant: str | None, ruleset: str | None) -> None:
+    """The families' own figures, printed only where the warehouse has such games: 精 (花牌, 上大人),
+    個子 (通城個子牌), 定庄 breaks (沅江鬼胡子)."""
+    from analytics import family
+
+    if variant in (None, "sanjing_huapai", "wujing_huapai", "shuangbiegan_huapai", "shangdaren"):
+        zj = family.zhu_jing(con, variant, ruleset)
+        if zj.height:
+            console.print(_table("主精 main jing per ruleset", zj, H))
+            console.print(_table("精 per win: 花/素, 胡 from 精 vs the rest, 承包 bao rate, 對 per seat",
+                                 family.jing_per_win(con, variant, ruleset), H))
+    if variant in (None, "tongcheng_gezi"):
+        gz = family.gezi_summary(con, ruleset)
+        if gz.height:
+            console.print(_table("個子 gezi: 3 vs 4 players", gz, H))
+    if variant in (None, "yuanjiang_guihuzi"):
+        breaks = family.dingzhuang_breaks(con)
+        cur = con.cursor()  # keep the cursor alive while its result is read
+        n = cur.sql("SELECT count(*) FROM games WHERE variant = 'yuanjiang_guihuzi'").fetchall()[0][0]
+        if n:
+            console.print(f"定庄 dealer succession (沅江鬼胡子): {len(breaks)} break(s) across tables"
+                          + ("" if not breaks else ": " + "; ".join(breaks[:5])), highlight=False)
 
 
 def report_cmd(

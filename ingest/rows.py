@@ -316,7 +316,8 @@ class Batch:
             breakdown_json=_json(breakdown), claimed=claimed,
             claim_matches=(not mismatch) if claimed and comp is not None else None,
             wall_left=facts.get("wall_left"), record_json=record_json,
-            ingested_at=self.ingested_at, experiment=exp, _line=line_no,
+            ingested_at=self.ingested_at, experiment=exp, bao=comp.get("bao") if comp is not None else None,
+            _line=line_no,
         )
         for s, player in enumerate(players):
             self._row(
@@ -350,6 +351,19 @@ class Batch:
         if win and fx is not None:
             self._row("xing", game_id=gid, variant=variant, ruleset_id=rid, winner=winner, mode=fx.get("mode"),
                       cards=list(fx.get("cards") or []), count=fx.get("count"), _line=line_no)
+        fj = facts.get("jing")
+        if win and isinstance(fj, dict):
+            main = fj.get("main")
+            for ch, d in sorted((fj.get("per_char") or {}).items()):
+                hua, su = d.get("hua"), d.get("su")
+                count = d.get("count", (hua or 0) + (su or 0))
+                self._row("jing", game_id=gid, variant=variant, ruleset_id=rid, winner=winner, main=main, char=ch,
+                          hua=hua, su=su, count=count, hu=d.get("hu"), is_main=ch == main, _line=line_no)
+        fg = facts.get("gezi")
+        if win and isinstance(fg, dict):
+            self._row("gezi", game_id=gid, variant=variant, ruleset_id=rid, n_seats=len(rec.seats), winner=winner,
+                      points=comp.get("points"), from_cards=fg.get("from_cards"), from_melds=fg.get("from_melds"),
+                      hua_cards=fg.get("hua_cards"), special=fg.get("special"), units=comp.get("units"), _line=line_no)
 
     def add_line(self, line: Line, replay: Callable[[bytes], Any]) -> None:
         """Route one reader line: reader problems, invalid UTF-8, repeated keys and too-deep

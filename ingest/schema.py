@@ -31,7 +31,7 @@ TABLES: dict[str, pa.Schema] = {
         ("win_card", _S), ("win_from", _I), ("win_kind", _S), ("points", _I), ("units", _I),
         ("tuo", _I), ("hand_types", _LS), ("xing_count", _I), ("breakdown_json", _S),
         ("claimed", _B), ("claim_matches", _B), ("wall_left", _I), ("record_json", _S),
-        ("ingested_at", _TS), ("experiment", _S),
+        ("ingested_at", _TS), ("experiment", _S), ("bao", _I),
     ]),
     "seats": pa.schema([
         ("game_id", _S), ("ruleset_id", _S), ("seat", _I), ("player_id", _S), ("is_dealer", _B),
@@ -48,6 +48,16 @@ TABLES: dict[str, pa.Schema] = {
     "xing": pa.schema([
         ("game_id", _S), ("ruleset_id", _S), ("winner", _I), ("mode", _S), ("cards", _LS),
         ("count", _I),
+    ]),
+    # 花牌 family and 上大人: one row per 精 character the winner holds (issue 4)
+    "jing": pa.schema([
+        ("game_id", _S), ("ruleset_id", _S), ("winner", _I), ("main", _S), ("char", _S),
+        ("hua", _I), ("su", _I), ("count", _I), ("hu", _I), ("is_main", _B),
+    ]),
+    # 通城個子牌: one row per win, 個子 from cards vs from melds (issue 5)
+    "gezi": pa.schema([
+        ("game_id", _S), ("ruleset_id", _S), ("n_seats", _I), ("winner", _I), ("points", _I),
+        ("from_cards", _I), ("from_melds", _I), ("hua_cards", _I), ("special", _S), ("units", _I),
     ]),
     "rejects": pa.schema([
         ("source_file", _S), ("source_line", _I), ("game_id", _S), ("code", _S), ("step", _I),
