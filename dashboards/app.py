@@ -1,8 +1,13 @@
 """paipu dashboard (Streamlit): ``streamlit run dashboards/app.py -- --warehouse DIR`` or
 ``PAIPU_WAREHOUSE=DIR``; normally started by ``paipu dashboard --warehouse DIR``.
 
-Pages: 概览 Overview (``/overview``), 牌型与醒 Hand types (``/hand-types``), 对局审计 Game audit
-(``/audit?game=ID&step=N``).
+Pages (url_path, deep-link parameters):
+
+- operators: 概览 Overview (``/overview``), 牌型与醒 Hand types (``/hand-types``), 调规则 Rule tuning
+  (``/tuning?variant=V&exp=ID`` or ``&mode=rulesets&a=R&b=R``), 公平性 Fairness (``/fairness``);
+- auditors: 对局审计 Game audit (``/audit?game=ID&step=N``; search ``?q=&player=&with=&table=&date=&code=&hand=``),
+  合谋线索 Collusion leads (``/collusion``);
+- players: 玩家 Player (``/player?player=ID``), 排行榜 Leaderboard (``/leaderboard?min=N&sort=KEY``).
 """
 
 from __future__ import annotations
@@ -19,19 +24,29 @@ import streamlit as st  # noqa: E402
 
 from dashboards import ui  # noqa: E402
 
-st.set_page_config(page_title="paipu 牌谱", page_icon="🀄", layout="centered")
+st.set_page_config(page_title="paipu 牌谱", page_icon="🀄", layout="wide")
 
 # Page scripts live in screens/, not pages/: a pages/ folder beside the entry script switches
 # Streamlit to folder-based pages on reruns (seen in AppTest: the sidebar filters vanished).
-_PAGES = [
-    st.Page("screens/overview.py", title="概览 Overview", icon="📊", url_path="home", default=True),
-    st.Page("screens/hand_types.py", title="牌型与醒 Hand types", icon="🀄", url_path="hand-types"),
-    st.Page("screens/audit.py", title="对局审计 Game audit", icon="🔍", url_path="audit"),
-]
-
+_P = {
+    "overview": st.Page("screens/overview.py", title="概览 Overview", icon=":material/bar_chart:", url_path="home", default=True),
+    "hand-types": st.Page("screens/hand_types.py", title="牌型与醒 Hand types", icon=":material/style:", url_path="hand-types"),
+    "families": st.Page("screens/families.py", title="精·個子·定庄 Family figures", icon=":material/diamond:", url_path="families"),
+    "tuning": st.Page("screens/tuning.py", title="调规则 Rule tuning", icon=":material/balance:", url_path="tuning"),
+    "fairness": st.Page("screens/fairness.py", title="公平性 Fairness", icon=":material/casino:", url_path="fairness"),
+    "audit": st.Page("screens/audit.py", title="对局审计 Game audit", icon=":material/search:", url_path="audit"),
+    "collusion": st.Page("screens/collusion.py", title="合谋线索 Collusion leads", icon=":material/policy:", url_path="collusion"),
+    "player": st.Page("screens/player.py", title="玩家 Player", icon=":material/person:", url_path="player"),
+    "leaderboard": st.Page("screens/leaderboard.py", title="排行榜 Leaderboard", icon=":material/leaderboard:", url_path="leaderboard"),
+}
 # The default page is served at "/" only (its url_path is reserved but unreachable); this hidden
 # twin makes /overview a working link too.
-_PAGES.append(st.Page("screens/overview.py", title="概览 Overview", url_path="overview", visibility="hidden"))
+_twin = st.Page("screens/overview.py", title="概览 Overview", url_path="overview", visibility="hidden")
+_PAGES = {
+    "运营 Operators": [_P["overview"], _P["hand-types"], _P["families"], _P["tuning"], _P["fairness"]],
+    "审计 Audit": [_P["audit"], _P["collusion"]],
+    "玩家 Players": [_P["player"], _P["leaderboard"], _twin],
+}
 
 page = st.navigation(_PAGES)
 ui.sidebar(ui.ctx())

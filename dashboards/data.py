@@ -18,6 +18,8 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from analytics.queries import experiment_expr
+
 # Columns per table with their DuckDB types (docs/warehouse.md). A column the files lack becomes a
 # typed NULL, and a table without files an empty typed view, so pages never hit binder errors
 # while ingest's schema is still moving.
@@ -38,7 +40,7 @@ SCHEMAS: dict[str, dict[str, str]] = {
     "seats": {
         "game_id": "VARCHAR", "variant": "VARCHAR", "ruleset_id": "VARCHAR", "seat": "BIGINT",
         "player_id": "VARCHAR", "is_dealer": "BOOLEAN", "is_winner": "BOOLEAN", "score": "BIGINT",
-        "dianpao": "BOOLEAN", "n_melds": "BIGINT", "valid": "BOOLEAN",
+        "dianpao": "BOOLEAN", "n_melds": "BIGINT", "win_kind": "VARCHAR", "valid": "BOOLEAN",
     },
     "actions": {
         "game_id": "VARCHAR", "variant": "VARCHAR", "step": "BIGINT", "seat": "BIGINT", "act": "VARCHAR",
@@ -55,7 +57,8 @@ SCHEMAS: dict[str, dict[str, str]] = {
     "rejects": {
         "source_file": "VARCHAR", "source_line": "BIGINT", "game_id": "VARCHAR", "code": "VARCHAR",
         "step": "BIGINT", "rule": "VARCHAR", "message": "VARCHAR", "raw_sha256": "VARCHAR",
-        "raw": "VARCHAR", "variant": "VARCHAR",
+        "raw": "VARCHAR", "raw_bytes": "BIGINT", "claimed_variant": "VARCHAR", "ingested_at": "TIMESTAMPTZ",
+        "variant": "VARCHAR",
     },
 }
 
@@ -63,22 +66,39 @@ SCHEMAS: dict[str, dict[str, str]] = {
 @dataclass(frozen=True)
 class Filters:
     """What the pages filter on. Empty tuples mean "all"; ``valid_only`` restricts statistics
-    (win rates, hand types) to games whose verdict is valid."""
+    (win rates, hand types) to games whose verdict is valid; ``experiments`` lets the games of
+    tuning experiments (``paipu tune``: the same deals played twice) count too."""
 
     variants: tuple[str, ...] = ()
     rulesets: tuple[str, ...] = ()
     valid_only: bool = True
+    experiments: bool = False
 
     def params(self) -> dict[str, Any]:
-        """Bound parameters for :data:`GAME_FILTER`."""
+        """Bound parameters for :func:`game_filter`."""
         return {"variants": list(self.variants), "rulesets": list(self.rulesets),
-                "valid_only": self.valid_only}
+                "valid_only": self.valid_only, "experiments": self.experiments}
+
+    def scope_params(self) -> dict[str, Any]:
+        """Bound parameters for :func:`scope` (no valid-only switch)."""
+        p = self.params()
+        p.pop("valid_only")
+        return p
 
 
 # Filter on a games row aliased ``g``; every value is a bound parameter.
 _SCOPE = ("(len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], g.variant)) AND "
           "(len($rulesets::VARCHAR[]) = 0 OR list_contains($rulesets::VARCHAR[], g.ruleset_id))")
-GAME_FILTER = _SCOPE + " AND (NOT $valid_only OR g.valid)"
+
+
+def scope(con: duckdb.DuckDBPyConnection) -> str:
+    """Variant, ruleset and experiment filter on a games row ``g`` (params: :meth:`Filters.scope_params`)."""
+    return _SCOPE + f" AND ($experiments OR ({experiment_expr(con)}) IS NULL)"
+
+
+def game_filter(con: duckdb.DuckDBPyConnection) -> str:
+    """:func:`scope` plus the valid-only switch (params: :meth:`Filters.params`)."""
+    return scope(con) + " AND (NOT $valid_only OR g.valid)"
 
 
 def _q(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
@@ -165,6 +185,8 @@ def summary(con: duckdb.DuckDBPyConnection, f: Filters) -> dict[str, Any]:
     """Headline numbers.
 
     ``games``/``valid``/``invalid`` ignore ``valid_only`` (otherwise invalid is always 0);
+    ``experiment_games`` counts the tuning-experiment games of the variants and rulesets in scope
+    (left out unless ``f.experiments``);
     ``rejects`` honours only the variant filter (rejects have no ruleset). The rest is over the
     games in scope whose replay computed an outcome: ``decided``, ``wins``, ``draws``,
     ``draw_rate`` (荒庄), ``mean_points`` (胡), ``mean_tuo`` (舵), ``mean_units``; rates are
@@ -174,7 +196,7 @@ def summary(con: duckdb.DuckDBPyConnection, f: Filters) -> dict[str, Any]:
     head = _q(con, f"""
         SELECT count(*) AS games, count(*) FILTER (WHERE g.valid) AS valid,
                count(*) FILTER (WHERE NOT g.valid) AS invalid
-        FROM games g WHERE {_SCOPE}""", {k: p[k] for k in ("variants", "rulesets")}).row(0, named=True)
+        FROM games g WHERE {scope(con)}""", f.scope_params()).row(0, named=True)
     rej = _q(con, """SELECT count(*) AS n FROM rejects r
                      WHERE len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant)""",
              {"variants": p["variants"]}).item()
@@ -185,8 +207,10 @@ def summary(con: duckdb.DuckDBPyConnection, f: Filters) -> dict[str, Any]:
                avg(g.points) FILTER (WHERE g.outcome = 'win') AS mean_points,
                avg(g.tuo) FILTER (WHERE g.outcome = 'win') AS mean_tuo,
                avg(g.units) FILTER (WHERE g.outcome = 'win') AS mean_units
-        FROM games g WHERE {GAME_FILTER}""", p).row(0, named=True)
-    out = {**head, "rejects": rej, **stats}
+        FROM games g WHERE {game_filter(con)}""", p).row(0, named=True)
+    exp = _q(con, f"""SELECT count(*) FROM games g WHERE {_SCOPE} AND ({experiment_expr(con)}) IS NOT NULL""",
+             {"variants": p["variants"], "rulesets": p["rulesets"]}).item()
+    out = {**head, "rejects": rej, "experiment_games": exp, **stats}
     out["draw_rate"] = stats["draws"] / stats["decided"] if stats["decided"] else None
     return out
 
@@ -201,11 +225,9 @@ def rejects_by_code(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
 
 def errors_by_code(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
     """Invalid games per first error code (``error_code``, ``n``), most frequent first."""
-    p = f.params()
     return _q(con, f"""
         SELECT coalesce(g.error_code, '?') AS error_code, count(*) AS n FROM games g
-        WHERE {_SCOPE} AND NOT g.valid GROUP BY 1 ORDER BY n DESC, 1""",
-              {k: p[k] for k in ("variants", "rulesets")})
+        WHERE {scope(con)} AND NOT g.valid GROUP BY 1 ORDER BY n DESC, 1""", f.scope_params())
 
 
 def win_rate_by_seat(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
@@ -214,7 +236,7 @@ def win_rate_by_seat(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame
         SELECT s.seat, count(*) AS games, count(*) FILTER (WHERE s.is_winner) AS wins,
                count(*) FILTER (WHERE s.is_winner) / count(*) AS rate
         FROM seats s JOIN games g ON g.game_id = s.game_id AND g.variant = s.variant
-        WHERE {GAME_FILTER} AND g.outcome IS NOT NULL
+        WHERE {game_filter(con)} AND g.outcome IS NOT NULL
         GROUP BY 1 ORDER BY 1""", f.params())
 
 
@@ -224,7 +246,7 @@ def win_rate_by_role(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame
         SELECT s.is_dealer, count(*) AS seats, count(*) FILTER (WHERE s.is_winner) AS wins,
                count(*) FILTER (WHERE s.is_winner) / count(*) AS rate
         FROM seats s JOIN games g ON g.game_id = s.game_id AND g.variant = s.variant
-        WHERE {GAME_FILTER} AND g.outcome IS NOT NULL AND s.is_dealer IS NOT NULL
+        WHERE {game_filter(con)} AND g.outcome IS NOT NULL AND s.is_dealer IS NOT NULL
         GROUP BY 1 ORDER BY 1 DESC""", f.params())
 
 
@@ -233,7 +255,7 @@ def win_kinds(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
     return _q(con, f"""
         SELECT coalesce(g.win_kind, '?') AS win_kind, count(*) AS n,
                count(*) / sum(count(*)) OVER () AS share
-        FROM games g WHERE {GAME_FILTER} AND g.outcome = 'win' GROUP BY 1 ORDER BY n DESC, 1""",
+        FROM games g WHERE {game_filter(con)} AND g.outcome = 'win' GROUP BY 1 ORDER BY n DESC, 1""",
               f.params())
 
 
@@ -242,7 +264,7 @@ def win_kinds(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
 def hand_type_counts(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
     """Wins per hand-type id (``hand_type``, ``n``, ``share`` of wins in scope)."""
     return _q(con, f"""
-        WITH w AS (SELECT g.hand_types FROM games g WHERE {GAME_FILTER} AND g.outcome = 'win')
+        WITH w AS (SELECT g.hand_types FROM games g WHERE {game_filter(con)} AND g.outcome = 'win')
         SELECT t.hand_type, count(*) AS n, count(*) / (SELECT count(*) FROM w) AS share
         FROM (SELECT unnest(hand_types) AS hand_type FROM w) t
         GROUP BY 1 ORDER BY n DESC, 1""", f.params())
@@ -255,7 +277,7 @@ def value_counts(con: duckdb.DuckDBPyConnection, f: Filters, column: str) -> pl.
         raise ValueError(f"not a countable column: {column}")
     return _q(con, f"""
         SELECT g."{column}" AS value, count(*) AS n FROM games g
-        WHERE {GAME_FILTER} AND g.outcome = 'win' AND g."{column}" IS NOT NULL
+        WHERE {game_filter(con)} AND g.outcome = 'win' AND g."{column}" IS NOT NULL
         GROUP BY 1 ORDER BY 1""", f.params())
 
 
@@ -283,12 +305,10 @@ def find_rejects(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
 
 def invalid_games(con: duckdb.DuckDBPyConnection, f: Filters, limit: int = 500) -> pl.DataFrame:
     """Invalid games in scope (``game_id``, ``variant``, ``error_code``, ``error_step``), newest first."""
-    p = f.params()
     return _q(con, f"""
         SELECT g.game_id, g.variant, g.error_code, g.error_step FROM games g
-        WHERE {_SCOPE} AND NOT g.valid
-        ORDER BY g.ingested_at DESC NULLS LAST, g.game_id LIMIT $limit""",
-              {"variants": p["variants"], "rulesets": p["rulesets"], "limit": int(limit)})
+        WHERE {scope(con)} AND NOT g.valid
+        ORDER BY g.ingested_at DESC NULLS LAST, g.game_id LIMIT $limit""", {**f.scope_params(), "limit": int(limit)})
 
 
 def computed_from_row(row: dict[str, Any], seats: pl.DataFrame | None = None) -> dict[str, Any] | None:
@@ -312,3 +332,75 @@ def computed_from_row(row: dict[str, Any], seats: pl.DataFrame | None = None) ->
     if seats is not None and seats.height and seats["score"].null_count() == 0:
         out["scores"] = seats.sort("seat")["score"].to_list()
     return out
+
+
+# --- freshness (overview) ---------------------------------------------------------------------
+
+def ingest_runs(warehouse: str | Path, limit: int = 20) -> list[dict[str, Any]]:
+    """The warehouse's ingest runs, newest first: run_id, status, started_at, finished_at,
+    engine_version, files, read, valid, invalid, rejected (None where a run log lacks a field).
+
+    Read from ``ingest_runs/*.parquet`` when ingest writes that table, else from the JSON run log
+    ``_meta/ingest_runs/*.json``; files that cannot be read are skipped (the page must render).
+    """
+    root = Path(warehouse)
+    runs: dict[str, dict[str, Any]] = {}
+    keys = ("run_id", "status", "started_at", "finished_at", "engine_version", "n_files", "read", "valid",
+            "invalid", "rejected")
+    for path in sorted((root / "ingest_runs").glob("*.parquet")):
+        try:
+            for r in pl.read_parquet(path).iter_rows(named=True):
+                runs[str(r.get("run_id"))] = {k: r.get(k) for k in keys}
+        except Exception:  # a run being written, or another schema: skip it
+            continue
+    for path in sorted((root / "_meta" / "ingest_runs").glob("*.json")):
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(d, dict) or str(d.get("run_id")) in runs:
+            continue
+        total = d.get("total") if isinstance(d.get("total"), dict) else {}
+        runs[str(d.get("run_id"))] = {
+            "run_id": d.get("run_id"), "status": d.get("status", "done"), "started_at": d.get("started_at"),
+            "finished_at": d.get("finished_at"), "engine_version": d.get("engine_version"),
+            "n_files": len(d.get("files") or []), **{k: total.get(k) for k in ("read", "valid", "invalid", "rejected")}}
+    return sorted(runs.values(), key=lambda r: str(r.get("started_at") or ""), reverse=True)[:limit]
+
+
+def partitions(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
+    """Games per stored partition and ruleset in the variant/ruleset scope (experiments included,
+    counted apart): variant, ruleset_id, games, valid, invalid, experiment_games, engine_versions,
+    last_ingested."""
+    return _q(con, f"""
+        SELECT g.variant, g.ruleset_id, count(*) AS games, count(*) FILTER (WHERE g.valid) AS valid,
+               count(*) FILTER (WHERE NOT g.valid) AS invalid,
+               count(*) FILTER (WHERE ({experiment_expr(con)}) IS NOT NULL) AS experiment_games,
+               string_agg(DISTINCT g.engine_version, ', ' ORDER BY g.engine_version) AS engine_versions,
+               max(g.ingested_at) AS last_ingested
+        FROM games g WHERE {_SCOPE} GROUP BY ALL ORDER BY g.variant, games DESC, g.ruleset_id""",
+              {"variants": list(f.variants), "rulesets": list(f.rulesets)})
+
+
+def engine_versions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Engine versions that judged the stored games: engine_version, games, last_ingested."""
+    return _q(con, """SELECT engine_version, count(*) AS games, max(ingested_at) AS last_ingested FROM games
+                      GROUP BY 1 ORDER BY last_ingested DESC NULLS LAST, 1""")
+
+
+def last_ingested(con: duckdb.DuckDBPyConnection) -> Any:
+    """Newest ``ingested_at`` over games and rejects (None when both are empty)."""
+    return _q(con, """SELECT max(t) AS t FROM (SELECT max(ingested_at) AS t FROM games
+                      UNION ALL SELECT max(ingested_at) FROM rejects)""").item()
+
+
+def reject_examples(con: duckdb.DuckDBPyConnection, f: Filters, per_code: int = 3) -> pl.DataFrame:
+    """Rejected lines per code with examples: code, n, variants (partitions), examples (list of
+    ``file:line`` strings), example_ids (game ids the lines named, when any)."""
+    return _q(con, """
+        WITH r AS (SELECT *, row_number() OVER (PARTITION BY code ORDER BY source_file, source_line) AS k
+                   FROM rejects r WHERE len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant))
+        SELECT code, count(*) AS n, string_agg(DISTINCT variant, ', ' ORDER BY variant) AS variants,
+               list(source_file || ':' || source_line ORDER BY k) FILTER (WHERE k <= $per_code) AS examples,
+               list(game_id ORDER BY k) FILTER (WHERE k <= $per_code AND game_id IS NOT NULL) AS example_ids
+        FROM r GROUP BY code ORDER BY n DESC, code""", {"variants": list(f.variants), "per_code": int(per_code)})

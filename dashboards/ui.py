@@ -19,8 +19,10 @@ import duckdb
 import polars as pl
 import streamlit as st
 
+from analytics import queries as aq
+from analytics.stats import Interval
 from dashboards import audit as audit_mod
-from dashboards import data, labels
+from dashboards import collusion, data, fairness, labels, players, search
 
 TTL = 60  # seconds a query result may be stale after an ingest
 
@@ -125,6 +127,176 @@ def game_audit(wh: str, lay: tuple[bool, ...], game_id: str) -> dict[str, Any] |
     return {"row": row, "seats": seats, "audit": audit_mod.build(row, seats)}
 
 
+# Query functions the pages may call through :func:`call` (name -> function(con, *args)).
+_CALLS: dict[str, Any] = {
+    "players.find_players": players.find_players, "players.player_summary": players.player_summary,
+    "players.recent_games": players.recent_games, "players.hand_types": players.hand_types,
+    "players.xing": players.xing, "players.xing_counts": players.xing_counts,
+    "players.opponents": players.opponents, "players.extremes": players.extremes,
+    "players.leaderboard": players.leaderboard, "players.player_rulesets": players.player_rulesets,
+    "collusion.pairs_together": collusion.pairs_together, "collusion.one_way_flows": collusion.one_way_flows,
+    "fairness.segment_counts": fairness.segment_counts, "fairness.first_cards": fairness.first_cards,
+    "fairness.xing_first_cards": fairness.xing_first_cards, "fairness.dealer_advantage": fairness.dealer_advantage,
+    "search.games": search.games, "search.rejects": search.rejects, "search.choices": search.choices,
+    "data.partitions": data.partitions, "data.engine_versions": data.engine_versions,
+    "data.last_ingested": data.last_ingested, "data.reject_examples": data.reject_examples,
+    "tune.experiment_arms": aq.experiment_arms, "tune.ruleset_games": aq.ruleset_games,
+    "tune.compare": aq.compare, "tune.arm_sizes": aq.arm_sizes,
+}
+
+
+@st.cache_data(ttl=TTL, max_entries=256, max_size=64 << 20, show_spinner=False)
+def call(wh: str, lay: tuple[bool, ...], name: str, *args: Any) -> Any:
+    """Cached result of the query function registered as ``name`` in :data:`_CALLS`, called
+    with the shared root connection and ``args`` (filters, ids: all hashable, all bound)."""
+    return _resolve(name)(_root(wh, lay), *args)
+
+
+# Modules whose public query functions pages may call as "<module>.<function>" without being
+# listed in _CALLS (project code only; the names come from page code, never from users).
+_MODULES = {"players": "dashboards.players", "collusion": "dashboards.collusion", "fairness": "dashboards.fairness",
+            "search": "dashboards.search", "data": "dashboards.data", "queries": "analytics.queries",
+            "family": "analytics.family"}
+
+
+def _resolve(name: str) -> Any:
+    """The query function called ``name``: an entry of :data:`_CALLS`, or a public function of a
+    module of :data:`_MODULES` (``"family.zhu_jing"``).
+
+    :raises ValueError: any other name.
+    """
+    fn = _CALLS.get(name)
+    if fn is not None:
+        return fn
+    mod_name, _, fn_name = name.partition(".")
+    if mod_name in _MODULES and fn_name.isidentifier() and not fn_name.startswith("_"):
+        import importlib
+
+        mod = importlib.import_module(_MODULES[mod_name])
+        fn = getattr(mod, fn_name, None)
+        if callable(fn) and getattr(fn, "__module__", None) == mod.__name__:
+            return fn
+    raise ValueError(f"not a dashboard query: {name!r}")
+
+
+# --- links between pages ----------------------------------------------------------------------
+
+PAGE_FILES = {"overview": "screens/overview.py", "hand-types": "screens/hand_types.py", "families": "screens/families.py",
+              "tuning": "screens/tuning.py", "fairness": "screens/fairness.py",
+              "collusion": "screens/collusion.py", "player": "screens/player.py",
+              "leaderboard": "screens/leaderboard.py", "audit": "screens/audit.py"}
+"""url_path -> page script (as registered in app.py)."""
+
+
+def url(page: str, **params: Any) -> str:
+    """A relative link to ``page`` (a url_path of :data:`PAGE_FILES`) with query parameters: it
+    resolves against the app's own address, base path included."""
+    from urllib.parse import urlencode
+
+    if page not in PAGE_FILES:
+        raise ValueError(page)
+    q = urlencode({k: str(v) for k, v in params.items() if v not in (None, "")})
+    return page + ("?" + q if q else "")
+
+
+def link(page: str, label: str, icon: str | None = None, **params: Any) -> None:
+    """``st.page_link`` to another page carrying ``params`` as query parameters."""
+    st.page_link(PAGE_FILES[page], label=label, icon=icon,
+                 query_params={k: str(v) for k, v in params.items() if v not in (None, "")})
+
+
+def qp(name: str, max_len: int = 128) -> str:
+    """A query parameter as a stripped string ("" when absent), cut to ``max_len`` characters
+    (values only ever reach SQL as bound parameters)."""
+    v = st.query_params.get(name, "")
+    return str(v).strip()[:max_len]
+
+
+def qp_int(name: str, default: int, lo: int, hi: int) -> int:
+    """An integer query parameter clamped to [lo, hi]; ``default`` when absent or not a number."""
+    try:
+        return min(max(int(qp(name, 12)), lo), hi)
+    except ValueError:
+        return default
+
+
+def synced_select(label: str, options: list[Any], param: str, *, key: str, format_func: Any = str,
+                  default: Any = None, help: str | None = None) -> Any:
+    """A selectbox whose value follows the query parameter ``param`` both ways: a deep link
+    selects the option, picking an option rewrites the URL. A parameter that is not one of the
+    ``options`` (a stale or hand-made link) falls back to ``default`` (or the first option) and
+    is reported with a caption, never used."""
+    ss = st.session_state
+    want = qp(param)
+    if not options:
+        return None
+    mark = f"_{key}_qp"
+    if key not in ss or ss.get(mark) != want or ss[key] not in options:
+        ss[key] = want if want in options else (default if default in options else options[0])
+        ss[mark] = want
+        if want and want not in options:
+            st.caption(f":material/warning: 链接里的 {param} 不存在 the link's `{param}` is not one of the choices: "
+                       f"{lit(want[:60])} — showing the default.")
+
+    def _sync() -> None:
+        st.query_params[param] = str(ss[key])
+        ss[mark] = str(ss[key])
+
+    return st.selectbox(label, options, key=key, format_func=format_func, on_change=_sync, help=help)
+
+
+def synced_text(label: str, param: str, *, key: str, max_chars: int = 128, placeholder: str = "",
+                help: str | None = None) -> str:
+    """A text input whose value follows the query parameter ``param`` both ways (empty removes
+    the parameter). The value is only ever used as a bound parameter."""
+    ss = st.session_state
+    want = qp(param, max_chars)
+    mark = f"_{key}_qp"
+    if ss.get(mark) != want:
+        ss[key] = want
+        ss[mark] = want
+
+    def _sync() -> None:
+        v = str(ss.get(key) or "").strip()[:max_chars]
+        if v:
+            st.query_params[param] = v
+        else:
+            st.query_params.pop(param, None)
+        ss[mark] = v
+
+    st.text_input(label, key=key, max_chars=max_chars, placeholder=placeholder, on_change=_sync, help=help)
+    return str(ss.get(key) or "").strip()[:max_chars]
+
+
+# --- figures with their intervals -------------------------------------------------------------
+
+def fmt(x: float | None, kind: str = "rate", signed: bool = False) -> str:
+    """A rate/share as ``12.3%`` (``+1.2 pp`` when signed), a mean as ``5.20`` (``+0.40``)."""
+    if x is None:
+        return "—"
+    if kind in ("rate", "share"):
+        return f"{x * 100:+.1f} pp" if signed else f"{x * 100:.1f}%"
+    return f"{x:+.2f}" if signed else f"{x:.2f}"
+
+
+def ci(iv: Interval | tuple[float | None, float | None], kind: str = "rate", signed: bool = False) -> str:
+    """``[lo, hi]`` of a 95% interval in the units of :func:`fmt`."""
+    lo, hi = (iv.lo, iv.hi) if isinstance(iv, Interval) else iv
+    if lo is None or hi is None:
+        return "—"
+    if kind in ("rate", "share"):
+        return (f"[{lo * 100:+.1f}, {hi * 100:+.1f}] pp" if signed else f"[{lo * 100:.1f}%, {hi * 100:.1f}%]")
+    return f"[{lo:+.2f}, {hi:+.2f}]" if signed else f"[{lo:.2f}, {hi:.2f}]"
+
+
+def percentile(p: float | None) -> str:
+    """A percent rank (0..1) as ``第 88 百分位 88th pct`` (``—`` for None)."""
+    if p is None:
+        return "—"
+    k = round(100 * p)
+    return f"第 {k} 百分位 {k}th pct"
+
+
 # --- sidebar --------------------------------------------------------------------------------
 
 def sidebar(c: Ctx) -> None:
@@ -138,6 +310,9 @@ def sidebar(c: Ctx) -> None:
         st.multiselect("规则集 ruleset", ch["rulesets"], key="f_rulesets", placeholder="全部 all")
         st.toggle("只计有效对局 valid games only", value=True, key="f_valid",
                   help="胡率、牌型等统计只用裁定有效的对局 — statistics use valid games only")
+        st.toggle("包含调参实验 include tuning experiments", value=False, key="f_experiments",
+                  help="`paipu tune` 把同一批牌局按两套规则各打一遍；默认不计入，以免重复 — "
+                       "tuning experiments play the same deals twice, so they are left out by default")
         st.caption(f"warehouse: `{c.path}`")
 
 
@@ -145,7 +320,7 @@ def filters() -> data.Filters:
     """The sidebar's current filters."""
     ss = st.session_state
     return data.Filters(tuple(ss.get("f_variants") or ()), tuple(ss.get("f_rulesets") or ()),
-                        bool(ss.get("f_valid", True)))
+                        bool(ss.get("f_valid", True)), bool(ss.get("f_experiments", False)))
 
 
 # --- rendering helpers ----------------------------------------------------------------------

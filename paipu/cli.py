@@ -25,6 +25,11 @@ try:
 except ImportError:  # pragma: no cover
     pass
 try:
+    from analytics.tune import tune_cmd
+    app.command("tune")(tune_cmd)
+except ImportError:  # pragma: no cover
+    pass
+try:
     from dashboards.cli import audit_cmd, dashboard_cmd
     app.command("dashboard")(dashboard_cmd)
     app.command("audit")(audit_cmd)

@@ -23,11 +23,11 @@ def wh(tmp_path_factory):
         (src / f"{v}-{len(rules)}.jsonl").write_bytes(b"\n".join(msgspec.json.encode(r) for r in rs) + b"\n")
     out = tmp_path_factory.mktemp("wh")
     ingest([src], out, workers=1, progress=False)
-    return connect(out), recs
+    return connect(out), recs, out
 
 
 def test_jing_rows_match_the_engine_facts(wh):
-    con, recs = wh
+    con, recs, _ = wh
     wins = [r for r in recs["sanjing_huapai"] if r.result.outcome == "win"]
     want = {}
     for r in wins:
@@ -43,7 +43,7 @@ def test_jing_rows_match_the_engine_facts(wh):
 
 
 def test_gezi_rows_split_by_seats(wh):
-    con, recs = wh
+    con, recs, _ = wh
     summary = family.gezi_summary(con)
     assert summary["n_seats"].to_list() == [3, 4]
     assert summary["games"].to_list() == [16, 16]
@@ -56,5 +56,25 @@ def test_gezi_rows_split_by_seats(wh):
 
 
 def test_simulated_yuanjiang_tables_have_no_dingzhuang_break(wh):
-    con, _ = wh
+    con, _, _ = wh
     assert family.dingzhuang_breaks(con) == []
+
+
+def test_family_page_shows_jing_gezi_and_dingzhuang(wh, monkeypatch):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    con, recs, warehouse = wh
+    monkeypatch.setenv("PAIPU_WAREHOUSE", str(warehouse))
+    app = Path(__file__).resolve().parents[1] / "dashboards" / "app.py"
+    at = AppTest.from_file(str(app), default_timeout=60).run()
+    at.switch_page("screens/families.py").run()
+    assert not at.exception
+    frames = [d.value for d in at.dataframe]
+    mains = frames[0]
+    assert set(mains["主精 main"]) <= {"三", "五", "七"} and mains["胡 wins"].sum() == sum(
+        r.result.outcome == "win" for r in recs["sanjing_huapai"])
+    gezi = next(f for f in frames if "人数 players" in f.columns)
+    assert gezi["人数 players"].tolist() == [3, 4] and gezi["局 games"].tolist() == [16, 16]
+    assert any("No breaks" in s.value for s in at.success)

@@ -10,8 +10,10 @@ import html
 import pandas as pd
 import streamlit as st
 
+import polars as pl
+
 from dashboards import audit as audit_mod
-from dashboards import labels, ui
+from dashboards import labels, search, ui
 
 st.title("对局审计 Game audit")
 c = ui.ctx()
@@ -61,8 +63,55 @@ if invalid is not None and invalid.height:
     st.selectbox(f"或选择无效对局 Or pick an invalid game ({invalid.height})", ["", *meta], key="audit_pick",
                  format_func=_fmt, on_change=_on_pick)
 
+# --- search: ?q=&player=&with=&table=&date=&code=&hand= ---
+_SEARCH = ("q", "player", "with", "table", "date", "code", "hand")
+searching = any(ui.qp(k) for k in _SEARCH)
+with st.expander("搜索对局 Search games", expanded=searching or not game):
+    sc = ui.call(c.path, c.layout, "search.choices")
+    cols = st.columns(2)
+    with cols[0]:
+        s_text = ui.synced_text("编号包含 id contains", "q", key="s_q", placeholder="例如 e.g. sim-guilin")
+        s_player = ui.synced_text("玩家 player", "player", key="s_player", placeholder="p001")
+        s_table = ui.synced_text("牌桌 table", "table", key="s_table", placeholder="table_id")
+    with cols[1]:
+        s_date = ui.synced_text("日期 date (UTC, YYYY-MM-DD)", "date", key="s_date", max_chars=10,
+                                placeholder="2026-11-29")
+        s_with = ui.synced_text("同桌玩家 with player", "with", key="s_with", placeholder="p002",
+                                help="两位玩家都在座的对局 games where both players sat")
+        s_code = ui.synced_select("错误代码 error code", ["", *sc["codes"]], "code", key="s_code",
+                                  format_func=lambda v: "全部 any" if not v else labels.error_label(v))
+    s_hand = ui.synced_select("牌型 hand type", ["", *sc["hand_types"]], "hand", key="s_hand",
+                              format_func=lambda v: "全部 any" if not v else labels.zh(labels.HAND_TYPES, v))
+    day = search.parse_day(s_date)
+    if s_date and day is None:
+        st.warning("日期格式应为 YYYY-MM-DD The date must be YYYY-MM-DD: " + ui.lit(s_date))
+    query = search.Search(text=s_text, player=s_player, with_player=s_with, table=s_table, day=day,
+                          code=s_code or "", hand_type=s_hand or "")
+    if not query.empty and not (s_date and day is None):
+        found_games = ui.call(c.path, c.layout, "search.games", ui.filters(), query, 200)
+        found_rej = ui.call(c.path, c.layout, "search.rejects", ui.filters(), query, 200)
+        st.caption(f"找到 found {found_games.height}{'+' if found_games.height == 200 else ''} 局 games"
+                   + (f" · {found_rej.height} 行拒收 rejected lines" if found_rej.height else "")
+                   + " · 侧栏筛选也适用 the sidebar's variant/ruleset filters apply")
+        if found_games.height:
+            st.dataframe(found_games.with_columns(
+                pl.col("game_id").map_elements(lambda g: ui.url("audit", game=g), return_dtype=pl.String),
+                pl.col("started_at").cast(pl.String).str.slice(0, 16),
+                pl.col("hand_types").list.join(" "),
+            ).select(pl.col("game_id").alias("对局 game"), pl.col("started_at").alias("开始 started"),
+                     pl.col("players").alias("玩家 players"), pl.col("valid").alias("有效 valid"),
+                     pl.col("error_code").alias("错误 error"), pl.col("outcome").alias("结果 outcome"),
+                     pl.col("hand_types").alias("牌型 hand types"), pl.col("points").alias("胡 hu"),
+                     pl.col("table_id").alias("牌桌 table"), pl.col("ruleset_id").alias("规则集 ruleset")),
+                hide_index=True, column_config={"对局 game": st.column_config.LinkColumn(display_text=r"game=(.*)$")})
+        if found_rej.height:
+            st.markdown("**拒收的行 Rejected lines**")
+            st.dataframe(found_rej, hide_index=True)
+        if not found_games.height and not found_rej.height:
+            st.info("没有符合条件的对局 No game matches.")
+
 if not game:
-    st.info("输入对局编号，或从无效对局中选择 Enter a game id, or pick an invalid game.")
+    st.info("输入对局编号，从无效对局中选择，或搜索 Enter a game id, pick an invalid game, or search.")
     st.stop()
 
 # spec §2: ids are 1–128 chars; a longer one cannot exist, so it never reaches the cache or DuckDB
@@ -111,18 +160,18 @@ st.caption(" · ".join(info))
 v = a["verdict"] or {}
 errors = [e for e in v.get("errors") or [] if e]
 if v.get("valid"):
-    st.success("有效 valid — 回放通过全部规则检查 replay passed every rule check", icon="✅")
+    st.success("有效 valid — 回放通过全部规则检查 replay passed every rule check", icon=":material/check_circle:")
 else:
     e = errors[0] if errors else {}
     where = "记录级 record-level" if e.get("step") is None else f"第 {e['step']} 步 step {e['step']}"
     st.error(f"无效 invalid — {labels.error_label(e.get('code'))} · 规则 rule {ui.lit(e.get('rule') or '—')} · "
-             f"{where}\n\n{md_message(e.get('message') or '')}", icon="❌")
+             f"{where}\n\n{md_message(e.get('message') or '')}", icon=":material/cancel:")
     n_err = row.get("n_errors") or len(errors)
     if len(errors) > 1 or n_err > 1:
         with st.expander(f"全部错误 All errors ({max(n_err, len(errors))})"):
             st.dataframe(pd.DataFrame(errors), hide_index=True)
 if a["note"]:
-    st.caption("ℹ️ " + md(a["note"]))
+    st.caption(":material/info: " + md(a["note"]))
 if a.get("stored_differs"):
     stored = labels.error_label(row.get("error_code")) if not row.get("valid") else "有效 valid"
     st.warning(f"入库时的裁定不同 The verdict stored at ingest differs (engine {md(row.get('engine_version'))}: "

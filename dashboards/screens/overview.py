@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboards import labels, ui
+from dashboards import data, labels, ui
 
 st.title("概览 Overview")
 c = ui.ctx()
@@ -19,6 +19,51 @@ def q(name: str, *args):
 
 
 s = q("summary")
+_last = ui.call(c.path, c.layout, "data.last_ingested")
+
+
+def _when(t) -> str:
+    return "—" if t is None else str(t)[:19].replace("T", " ") + " UTC"
+
+
+def freshness() -> None:
+    """Last ingest, engine versions, counts per partition, rejects by code with examples."""
+    from replay import ENGINE_VERSION
+
+    st.subheader("数据新鲜度 Freshness")
+    runs = data.ingest_runs(c.path, 10)
+    last = ui.call(c.path, c.layout, "data.last_ingested")
+    st.markdown(f"- 最近入库 last ingest: **{_when(runs[0]['finished_at'] if runs else last)}**"
+                + (f" ({runs[0].get('status') or 'done'}; {runs[0].get('read') or 0:,} lines read)" if runs else "")
+                + f"\n- 入库次数 ingest runs: **{len(runs)}{'+' if len(runs) == 10 else ''}**"
+                + f"\n- 当前引擎 engine version: **{ENGINE_VERSION}**")
+    engines = ui.call(c.path, c.layout, "data.engine_versions")
+    stale = engines.filter(pl.col("engine_version") != ENGINE_VERSION)
+    if stale.height:
+        st.warning(f"{int(stale['games'].sum()):,} 局由旧引擎裁定 games were judged by another engine version "
+                   f"({', '.join(map(str, stale['engine_version'].to_list()))}); 重新入库可按当前引擎重判 — "
+                   "re-ingest them to judge them with today's engine.")
+    if runs:
+        with st.expander(f"入库记录 Ingest runs ({len(runs)})"):
+            st.dataframe(pl.DataFrame(runs).with_columns(pl.all().cast(pl.String)), hide_index=True)
+    parts = ui.call(c.path, c.layout, "data.partitions", f)
+    if parts.height:
+        st.markdown("**分区 Partitions** (variant × ruleset; 调参实验单独计数 experiment games counted apart)")
+        st.dataframe(parts.with_columns(pl.col("last_ingested").cast(pl.String).str.slice(0, 19)).select(
+            pl.col("variant").alias("玩法 variant"), pl.col("ruleset_id").alias("规则集 ruleset"),
+            pl.col("games").alias("对局 games"), pl.col("valid").alias("有效 valid"), pl.col("invalid").alias("无效 invalid"),
+            pl.col("experiment_games").alias("实验 experiment"), pl.col("engine_versions").alias("引擎 engine"),
+            pl.col("last_ingested").alias("入库 ingested (UTC)")), hide_index=True)
+    ex = ui.call(c.path, c.layout, "data.reject_examples", f, 3)
+    if ex.height:
+        st.markdown("**拒收原因与示例 Rejects by code, with examples**")
+        for r in ex.iter_rows(named=True):
+            where = " · ".join(ui.lit(e) for e in (r["examples"] or []))
+            st.markdown(f"- {labels.error_label(r['code'])}: **{r['n']:,}** 行 lines — {where}")
+            ui.link("audit", f"查看 {r['code']} 的拒收行 View the {r['code']} lines", icon=":material/search:", code=r["code"])
+
+
+st.caption(f"最近入库 last ingest: {_when(_last)} — 详见下方 数据新鲜度 Freshness below")
 cols = st.columns(4)
 cols[0].metric("对局 games", f"{s['games']:,}")
 cols[1].metric("有效 valid", f"{s['valid']:,}")
@@ -36,10 +81,15 @@ if s["games"] == 0:
         st.subheader("拒收原因 Rejects by code")
         rej = rej.with_columns(pl.col("code").map_elements(labels.error_label, return_dtype=pl.String).alias("label"))
         ui.chart(ui.hbar(rej, "label", "n", cat_title="原因 code", val_title="行数 lines"))
+    freshness()
     st.stop()
 
 scope = "有效对局 valid games" if f.valid_only else "全部对局 all games"
 st.caption(f"胡率等统计范围 statistics over: {scope} with a computed outcome — {s['decided']:,} 局 games")
+if s["experiment_games"] and not f.experiments:
+    st.caption(f"另有 {s['experiment_games']:,} 局调参实验对局未计入（同一牌局打了两遍）— {s['experiment_games']:,} "
+               "tuning-experiment games are left out (the same deals played twice); see 调规则 Rule tuning, or "
+               "switch on 包含调参实验 in the sidebar.")
 
 role = q("win_rate_by_role")
 rates = {r["is_dealer"]: r["rate"] for r in role.iter_rows(named=True)}
@@ -82,8 +132,9 @@ if err.height:
     st.subheader("无效原因 Invalid games by first error")
     err = err.with_columns(pl.col("error_code").map_elements(labels.error_label, return_dtype=pl.String).alias("label"))
     ui.chart(ui.hbar(err, "label", "n", cat_title="错误 error", val_title="对局 games"))
-    st.page_link("screens/audit.py", label="逐步审计无效对局 Audit the invalid games →", icon="🔍")
+    st.page_link("screens/audit.py", label="逐步审计无效对局 Audit the invalid games →", icon=":material/search:")
 if rej.height:
     st.subheader("拒收原因 Rejects by code")
     rej = rej.with_columns(pl.col("code").map_elements(labels.error_label, return_dtype=pl.String).alias("label"))
     ui.chart(ui.hbar(rej, "label", "n", cat_title="原因 code", val_title="行数 lines"))
+freshness()

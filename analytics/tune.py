@@ -1,0 +1,253 @@
+"""``paipu tune``: duplicate play for rule tuning — the same deals under ruleset A and ruleset B.
+
+Both arms use the simulator with the same seed, so deal *i* is the same shuffle and every seat's
+bot draws from the same random stream in both arms; only the rules differ. Each record gets the
+extensions ``x_experiment`` (the experiment id), ``x_arm`` (``a``/``b``) and ``x_deal`` (the deal
+index, the pairing key), and its own ``game_id``/``table_id`` (``<experiment>-<arm>-…``) so the arms
+never collide. Both runs are written as JSON Lines under ``<warehouse>/_experiments/<id>/``
+(outside every table glob), ingested with :func:`ingest.run.ingest`, and compared deal by deal
+with :func:`analytics.queries.compare`.
+
+The experiment id hashes (variant, A, B, games, seed, bots): running the same experiment again
+rewrites the same files, and ingest replaces their shards instead of adding rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+import msgspec
+import polars as pl
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from analytics import queries as q
+
+EXPERIMENTS = "_experiments"
+"""Folder inside the warehouse that holds the experiments' JSON Lines (no table glob reads it)."""
+
+
+def experiment_id(variant: str, a: Mapping[str, Any], b: Mapping[str, Any], games: int, seed: int, bots: str) -> str:
+    """``tune-<variant>-<10 hex>`` of the experiment's definition (same definition, same id)."""
+    canon = json.dumps([variant, dict(sorted(a.items())), dict(sorted(b.items())), games, seed, bots],
+                       sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return f"tune-{variant}-{hashlib.sha256(canon.encode()).hexdigest()[:10]}"
+
+
+def tag(record: Any, experiment: str, arm: str, deal: int) -> bytes:
+    """One simulated :class:`~replay.record.Record` as a JSON line with the experiment's extensions
+    and arm-specific ``game_id``/``table_id`` (a Struct cannot take unknown fields: go through a dict)."""
+    d = msgspec.to_builtins(record)
+    d["game_id"] = f"{experiment}-{arm}-{deal:07d}"
+    if d.get("table_id"):
+        d["table_id"] = f"{experiment}-{arm}-{d['table_id']}"
+    d["x_experiment"] = experiment
+    d["x_arm"] = arm
+    d["x_deal"] = deal
+    return msgspec.json.encode(d)
+
+
+def _play_chunk(args: tuple) -> tuple[list[bytes], list[bytes]]:
+    """Deals ``start … start+count-1`` under both rulesets (one process plays both arms of a deal:
+    the engine's caches then serve the second arm)."""
+    variant, rules_a, rules_b, seed, bots, start, count, experiment = args
+    from replay.simulator import simulate
+
+    out_a, out_b = [], []
+    for side, rules, out in (("a", rules_a, out_a), ("b", rules_b, out_b)):
+        for i, rec in enumerate(simulate(variant, count, seed, bots, rules, start=start), start=start):
+            out.append(tag(rec, experiment, side, i))
+    return out_a, out_b
+
+
+def play(variant: str, rules_a: Mapping[str, Any], rules_b: Mapping[str, Any], games: int, seed: int,
+         bots: str, experiment: str, workers: int = 1) -> tuple[list[bytes], list[bytes]]:
+    """Both arms' JSON lines (deal order), played in ``workers`` processes."""
+    workers = max(1, workers)
+    size = max(1, min(250, -(-games // workers)))
+    chunks = [(variant, dict(rules_a), dict(rules_b), seed, bots, s, min(size, games - s), experiment)
+              for s in range(0, games, size)]
+    if workers == 1 or len(chunks) == 1:
+        parts = list(map(_play_chunk, chunks))
+    else:
+        with ProcessPoolExecutor(min(workers, len(chunks))) as pool:
+            parts = list(pool.map(_play_chunk, chunks))
+    return [ln for a, _ in parts for ln in a], [ln for _, b in parts for ln in b]
+
+
+def _write(path: Path, lines: list[bytes]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        for ln in lines:
+            fh.write(ln + b"\n")
+    os.replace(tmp, path)
+
+
+@dataclass
+class TuneResult:
+    """What :func:`run` did: the experiment id, its files, the ingest report, the comparison
+    (:func:`analytics.queries.compare`) and the arms' sizes (:func:`analytics.queries.arm_sizes`)."""
+
+    experiment: str
+    variant: str
+    rules_a: dict[str, Any]
+    rules_b: dict[str, Any]
+    ruleset_a: str
+    ruleset_b: str
+    files: list[Path]
+    ingest: Any
+    comparison: pl.DataFrame
+    sizes: dict[str, int]
+
+    def row(self, metric: str) -> dict[str, Any]:
+        """The comparison row of ``metric`` (e.g. ``tuo``, ``draw``, ``seat0_win``)."""
+        df = self.comparison.filter(pl.col("metric") == metric)
+        if not df.height:
+            raise KeyError(metric)
+        return df.row(0, named=True)
+
+
+def run(variant: str, a: str, b: str, games: int, seed: int, warehouse: Path, *, bots: str = "heuristic",
+        workers: int = 0, console: Console | None = None) -> TuneResult:
+    """Play, write, ingest and compare one experiment (see the module docstring).
+
+    :param a: ruleset A as ``OPT=VAL[,…]`` (empty: the variant's defaults); same for ``b``.
+    :raises ValueError: unknown or unimplemented variant, an option or value not allowed, A equal to B,
+        or ``games`` < 1.
+    """
+    from analytics.views import connect
+    from ingest.run import ingest
+    from replay import variants
+    from replay.options import make_ruleset, parse_overrides
+
+    spec = variants.VARIANTS.get(variant)
+    if spec is None or not spec.implemented:
+        known = ", ".join(v.id for v in variants.VARIANTS.values() if v.implemented)
+        raise ValueError(f"variant {variant!r} is not implemented (implemented: {known})")
+    if games < 1:
+        raise ValueError("--games must be at least 1")
+    rules_a = parse_overrides(a, spec.options)
+    rules_b = parse_overrides(b, spec.options)
+    rs_a = make_ruleset(variant, spec.options, rules_a).id
+    rs_b = make_ruleset(variant, spec.options, rules_b).id
+    if rs_a == rs_b:
+        raise ValueError(f"ruleset A and ruleset B are the same ({rs_a}): nothing to compare")
+    exp = experiment_id(variant, rules_a, rules_b, games, seed, bots)
+    warehouse = Path(warehouse).expanduser().resolve()
+    folder = warehouse / EXPERIMENTS / exp
+    folder.mkdir(parents=True, exist_ok=True)
+    workers = workers or os.cpu_count() or 1
+    lines_a, lines_b = play(variant, rules_a, rules_b, games, seed, bots, exp, workers)
+    files = [folder / "a.jsonl", folder / "b.jsonl"]
+    _write(files[0], lines_a)
+    _write(files[1], lines_b)
+    meta = {"experiment": exp, "variant": variant, "a": {"rules": rules_a, "ruleset_id": rs_a},
+            "b": {"rules": rules_b, "ruleset_id": rs_b}, "games": games, "seed": seed, "bots": bots,
+            "written_at": datetime.now(timezone.utc).isoformat()}
+    (folder / "experiment.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
+    report = ingest(files, warehouse, workers=workers, progress=console is not None,
+                    console=console or Console(stderr=True, quiet=True))
+    con = connect(warehouse)
+    try:
+        arm_a = q.Arm(variant, experiment=exp, arm="a")
+        arm_b = q.Arm(variant, experiment=exp, arm="b")
+        comparison = q.compare(con, arm_a, arm_b)
+        sizes = q.arm_sizes(con, arm_a, arm_b)
+    finally:
+        con.close()
+    return TuneResult(exp, variant, rules_a, rules_b, rs_a, rs_b, files, report, comparison, sizes)
+
+
+# --- printing -------------------------------------------------------------------------------
+
+_NOTES = {"too_few": "样本太小 too few to tell", "identical": "每局相同 identical in every deal",
+          "differs": "有差别 differs", "unclear": "看不出差别 no clear difference"}
+
+
+def fmt_value(v: float | None, kind: str, diff: bool = False) -> str:
+    """A rate as a percentage (a difference of rates in percentage points), a mean with 2 decimals."""
+    if v is None:
+        return "—"
+    if kind in ("rate", "share"):
+        return f"{v * 100:+.1f} pp" if diff else f"{v * 100:.1f}%"
+    return f"{v:+.2f}" if diff else f"{v:.2f}"
+
+
+def fmt_interval(lo: float | None, hi: float | None, kind: str) -> str:
+    """``[lo, hi]`` in the units of :func:`fmt_value`'s differences."""
+    if lo is None or hi is None:
+        return "—"
+    if kind in ("rate", "share"):
+        return f"[{lo * 100:+.1f}, {hi * 100:+.1f}] pp"
+    return f"[{lo:+.2f}, {hi:+.2f}]"
+
+
+def print_result(res: TuneResult, console: Console, hand_types: int = 8) -> None:
+    """The comparison as a rich table (A, B, A − B with its 95% interval, and the verdict)."""
+    s = res.sizes
+    console.print(Text(f"experiment {res.experiment} · {res.variant} · {s['pairs']} paired deals "
+                       f"(A {s['a']} / B {s['b']} valid of {s['a_all']} / {s['b_all']})", style="bold"), soft_wrap=True)
+    console.print(Text(f"A = {json.dumps(res.rules_a, ensure_ascii=False)} ({res.ruleset_a})"), soft_wrap=True)
+    console.print(Text(f"B = {json.dumps(res.rules_b, ensure_ascii=False)} ({res.ruleset_b})"), soft_wrap=True)
+    t = Table(title="A − B, paired by deal (mean of per-deal differences ± 1.96·sd/√n)", title_justify="left")
+    for col, just in (("指标 figure", "left"), ("n", "right"), ("A", "right"), ("B", "right"),
+                      ("A − B", "right"), ("95% interval", "right"), ("", "left")):
+        t.add_column(col, justify=just)
+    shown_ht = 0
+    for r in res.comparison.iter_rows(named=True):
+        if r["section"] == "hand_type":
+            if shown_ht >= hand_types:
+                continue
+            shown_ht += 1
+            label = f"牌型 {r['label']}"
+        else:
+            label = r["label"]
+        style = "bold" if r["note"] == "differs" else ("dim" if r["note"] == "too_few" else None)
+        t.add_row(Text(label), str(r["n_a"]), fmt_value(r["a"], r["kind"]), fmt_value(r["b"], r["kind"]),
+                  fmt_value(r["diff"], r["kind"], diff=True), fmt_interval(r["lo"], r["hi"], r["kind"]),
+                  _NOTES[r["note"]], style=style)
+    console.print(t)
+    console.print(Text(f"written: {res.files[0].parent}  (ingested into {res.ingest.warehouse})", style="dim"),
+                  soft_wrap=True)
+
+
+def tune_cmd(
+    variant: str = typer.Option(..., "--variant", help="variant id (spec §7), e.g. guilin"),
+    a: str = typer.Option("", "--a", help="ruleset A: OPT=VAL[,OPT=VAL…] (empty = defaults)"),
+    b: str = typer.Option("", "--b", help="ruleset B: OPT=VAL[,OPT=VAL…] (empty = defaults)"),
+    games: int = typer.Option(2000, "--games", min=1, help="deals, each played under A and under B"),
+    seed: int = typer.Option(1, "--seed"),
+    warehouse: Path = typer.Option(Path("build/demo/warehouse"), "--warehouse",
+                                   help="warehouse to write the experiment into"),
+    bots: str = typer.Option("heuristic", "--bots", help="heuristic or random"),
+    workers: int = typer.Option(0, "--workers", help="processes (0 = all cores)"),
+    as_json: Optional[Path] = typer.Option(None, "--json", help="also write the comparison as JSON here"),
+) -> None:
+    """Duplicate play: the same N deals under ruleset A and ruleset B with the same bots, written
+    into the warehouse as an experiment, then the paired differences with 95% intervals.
+
+    Exit status 2 on a usage error (unknown variant or option, A equal to B).
+    """
+    console = Console(highlight=False)
+    try:
+        res = run(variant, a, b, games, seed, warehouse, bots=bots, workers=workers,
+                  console=Console(stderr=True))
+    except ValueError as e:
+        console.print(Text(f"paipu tune: {e}", style="red"))
+        raise typer.Exit(2)
+    print_result(res, console)
+    if as_json is not None:
+        as_json.write_text(json.dumps({"experiment": res.experiment, "variant": res.variant,
+                                       "a": {"rules": res.rules_a, "ruleset_id": res.ruleset_a},
+                                       "b": {"rules": res.rules_b, "ruleset_id": res.ruleset_b},
+                                       "sizes": res.sizes, "figures": res.comparison.to_dicts()},
+                                      ensure_ascii=False, indent=1), encoding="utf-8")

@@ -1,0 +1,189 @@
+"""玩家 Player: one player's record — rates with their intervals and percentiles, recent form,
+hand types, 醒, opponents, biggest wins and losses (modelled on 雀魂牌谱屋 and lichess insights).
+
+Deep link: ``/player?player=ID``. The id is only ever a bound query parameter.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+import streamlit as st
+
+from dashboards import labels, players, ui
+
+st.title("玩家 Player")
+c = ui.ctx()
+ui.require_warehouse(c)
+if not c.has_games:
+    st.info("没有对局 No games yet — only rejected lines.")
+    st.stop()
+f = ui.filters()
+ss = st.session_state
+
+
+def call(name: str, *args):
+    return ui.call(c.path, c.layout, name, *args)
+
+
+player = ui.qp("player")
+if ss.get("_player_qp") != player:  # keep the box showing the URL's player (deep links, picks)
+    ss["player_box"] = player
+    ss["_player_qp"] = player
+
+
+def _go(pid: str) -> None:
+    pid = pid.strip()[:128]
+    if pid:
+        st.query_params["player"] = pid
+    else:
+        st.query_params.pop("player", None)
+
+
+st.text_input("玩家编号 Player id", key="player_box", max_chars=128, placeholder="例如 e.g. p001",
+              on_change=lambda: _go(ss.get("player_box") or ""))
+top = call("players.find_players", f, "", 60)
+if top.height:
+    st.selectbox("或选择对局最多的玩家 Or pick one of the most active players", ["", *top["player_id"].to_list()],
+                 key="player_pick", format_func=lambda p: "— 选择 pick —" if not p else p,
+                 on_change=lambda: _go(ss.get("player_pick") or ""))
+st.caption("侧栏可按玩法、规则集筛选 Filter by variant and ruleset in the sidebar.")
+if not player:
+    st.info("输入或选择一位玩家 Enter or pick a player.")
+    st.stop()
+
+s = call("players.player_summary", f, player, players.MIN_RATE_GAMES)
+if s is None:
+    st.warning("没有这位玩家的对局 No game of this player in the selected scope: " + ui.lit(player))
+    like = call("players.find_players", f, player, 10)
+    if like.height:
+        st.caption("相近的编号 Similar ids:")
+        for pid in like["player_id"].to_list():
+            ui.link("player", pid, icon=":material/person:", player=pid)
+    st.stop()
+
+st.subheader(":material/person: " + ui.lit(player))
+m = st.columns(4)
+m[0].metric("对局 games", f"{s['games']:,}")
+m[1].metric("胡 wins", f"{s['wins']:,}")
+m[2].metric("放炮 dealt in", f"{s['dianpao']:,}")
+m[3].metric("总得分 net score", f"{s['net']:+,}")
+
+enough = s["games"] >= players.MIN_RATE_GAMES
+rows = []
+if enough:
+    rows += [
+        ("胡率 win rate", ui.fmt(s["win_rate"]), ui.ci(s["win_ci"]), ui.percentile(s["win_rate_pct"])),
+        ("自摸率 self-drawn share of wins", ui.fmt(s["zimo_rate"]), ui.ci(s["zimo_ci"]),
+         ui.percentile(s["zimo_rate_pct"])),
+        ("放炮率 deal-in rate", ui.fmt(s["dianpao_rate"]), ui.ci(s["dianpao_ci"]),
+         ui.percentile(s["dianpao_rate_pct"])),
+    ]
+rows += [
+    ("平均得分 mean score per game", ui.fmt(s["mean_score"], "mean"), ui.ci(s["score_ci"], "mean"),
+     ui.percentile(s["mean_score_pct"])),
+    ("平均分 mean units of a win", ui.fmt(s["mean_units"], "mean"), ui.ci(s["units_ci"], "mean"),
+     ui.percentile(s["mean_units_pct"])),
+]
+st.dataframe(pl.DataFrame(rows, schema=["指标 figure", "值 value", "95% 区间 interval",
+                                        f"百分位 percentile ({s['peers']} players ≥ {players.MIN_RATE_GAMES} games)"],
+                          orient="row"), hide_index=True)
+if not enough:
+    st.info(f"对局少于 {players.MIN_RATE_GAMES} 局，不显示胡率、自摸率、放炮率 — fewer than "
+            f"{players.MIN_RATE_GAMES} games: rates are hidden, because their 95% interval would still be about "
+            f"±10 points wide; percentiles compare players with at least {players.MIN_RATE_GAMES} games.")
+
+# --- where they played ---
+where = call("players.player_rulesets", f, player)
+if where.height > 1:
+    with st.expander(f"玩法与规则集 Variants and rulesets ({where.height})"):
+        st.dataframe(where.with_columns(
+            pl.col("variant").map_elements(lambda v: labels.zh(labels.VARIANTS, v), return_dtype=pl.String)),
+            hide_index=True)
+
+# --- recent form ---
+recent = call("players.recent_games", f, player, 100)
+if recent.height:
+    st.subheader(f"近期走势 Recent form (last {recent.height} games)")
+    form = recent.with_columns(
+        pl.col("cumulative").cast(pl.Float64),
+        pl.col("game_id").map_elements(lambda g: ui.url("audit", game=g), return_dtype=pl.String).alias("href"),
+        pl.when(pl.col("is_winner")).then(pl.lit("胡 win")).when(pl.col("dianpao")).then(pl.lit("放炮 dealt in"))
+        .otherwise(pl.lit("其他 other")).alias("result"))
+    x = alt.X("n:Q", title="对局 game (oldest → newest)", axis=alt.Axis(labelAngle=0, tickMinStep=1))
+    y = alt.Y("cumulative:Q", title="累计得分 running score",
+              axis=alt.Axis(labelAngle=0, titleAngle=0, titleAlign="left", titleAnchor="end", titleY=-8))
+    line = alt.Chart(form).mark_line(color="#999").encode(x=x, y=y)
+    pts = alt.Chart(form).mark_circle(size=70, cursor="pointer").encode(
+        x=x, y=y, href="href:N",
+        color=alt.Color("result:N", title=None, legend=alt.Legend(orient="top"),
+                        scale=alt.Scale(domain=["胡 win", "放炮 dealt in", "其他 other"],
+                                        range=["#b23a2e", "#2e5e8c", "#bbb"])),
+        tooltip=[alt.Tooltip("game_id:N", title="对局 game"), alt.Tooltip("score:Q", title="得分 score"),
+                 alt.Tooltip("started_at:T", title="开始 started"), alt.Tooltip("win_kind:N", title="胡法 win kind")])
+    ui.chart((line + pts).properties(height=260))
+    st.caption("点击一点打开该局的审计 Click a point to open that game in the audit page.")
+    last = recent.tail(3).reverse()
+    for r in last.iter_rows(named=True):
+        ui.link("audit", f"{r['game_id']} · {r['score']:+d}", icon=":material/search:", game=r["game_id"])
+
+# --- hand types and 醒 ---
+ht = call("players.hand_types", f, player)
+if ht.height:
+    st.subheader("牌型 Hand types of their wins")
+    ht = ht.with_columns(
+        pl.col("hand_type").map_elements(lambda t: "平胡 (plain)" if t == "plain" else labels.zh(labels.HAND_TYPES, t),
+                                         return_dtype=pl.String).alias("label"),
+        pl.format("{}%  ({})", (pl.col("share") * 100).round(1), pl.col("n")).alias("text"))
+    ui.chart(ui.hbar(ht, "label", "share", cat_title="牌型 hand type", val_title="占其胡牌 share of their wins",
+                     fmt=".0%", text="text"))
+
+xg = call("players.xing", f, player)
+mine = xg.filter(pl.col("who") == "player")
+if mine.height and mine["with_xing"][0]:
+    st.subheader("醒 Xing")
+    allr = xg.filter(pl.col("who") == "all").row(0, named=True)
+    me = mine.row(0, named=True)
+    k = st.columns(2)
+    k[0].metric("每胡中醒 xing per win", ui.fmt(me["mean"], "mean"),
+                delta=None if allr["mean"] is None else f"{me['mean'] - allr['mean']:+.2f} vs all",
+                delta_color="off")
+    k[1].metric("中醒率 wins with 醒 ≥ 1", ui.fmt(me["hit_rate"]),
+                delta=None if allr["hit_rate"] is None else f"{(me['hit_rate'] - allr['hit_rate']) * 100:+.1f} pp vs all",
+                delta_color="off")
+    xc = call("players.xing_counts", f, player)
+    if xc.height:
+        ui.chart(ui.vbar(xc, "value", "n", x_title="醒数 xing matched", y_title="胡牌局 wins"))
+
+# --- opponents ---
+opp = call("players.opponents", f, player, 10)
+if opp.height:
+    st.subheader("常遇对手 Most frequent opponents")
+    st.dataframe(
+        opp.with_columns(
+            pl.col("opponent").map_elements(lambda p: ui.url("player", player=p), return_dtype=pl.String).alias("玩家 player"),
+            pl.col("opponent").map_elements(lambda p: ui.url("audit", player=player, **{"with": p}),
+                                            return_dtype=pl.String).alias("同桌对局 games together"),
+        ).select("玩家 player", pl.col("games").alias("同桌 games"), pl.col("my_wins").alias("我胡 my wins"),
+                 pl.col("their_wins").alias("对方胡 their wins"), pl.col("my_net").alias("我的得分 my net"),
+                 pl.col("i_fed").alias("我放炮给对方 I fed"), pl.col("they_fed").alias("对方放炮给我 they fed"),
+                 "同桌对局 games together"),
+        hide_index=True,
+        column_config={
+            "玩家 player": st.column_config.LinkColumn(display_text=r"player=(.*)$"),
+            "同桌对局 games together": st.column_config.LinkColumn(display_text="搜索 search →"),
+        })
+
+# --- biggest wins and losses ---
+ext = call("players.extremes", f, player, 5)
+if ext.height:
+    st.subheader("最大胜负 Biggest wins and losses")
+    cols = st.columns(2)
+    for col, kind, title in ((cols[0], "win", "赢 wins"), (cols[1], "loss", "输 losses")):
+        with col:
+            st.markdown(f"**{title}**")
+            part = ext.filter(pl.col("kind") == kind)
+            if not part.height:
+                st.caption("—")
+            for r in part.iter_rows(named=True):
+                ui.link("audit", f"{r['score']:+d} · {r['game_id']}", icon=":material/search:", game=r["game_id"])

@@ -1,0 +1,213 @@
+"""调规则 Rule tuning: ruleset A against ruleset B, figure by figure, with the difference and its
+95% interval.
+
+Two sources: a tuning experiment (``paipu tune``: the same deals played under A and B by the same
+bots — paired by deal, so small differences show), or two rulesets as played (simulations or real
+logs: independent games). Deep links: ``/tuning?variant=V&exp=ID`` and
+``/tuning?variant=V&mode=rulesets&a=RULESET&b=RULESET``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import altair as alt
+import polars as pl
+import streamlit as st
+
+from analytics import queries as aq
+from dashboards import labels, ui
+
+st.title("调规则 Rule tuning")
+st.caption("同一批牌局按规则 A 与规则 B 对比：每项指标给出差值 A − B 与 95% 区间 — "
+           "ruleset A against ruleset B: every figure with the difference A − B and its 95% interval.")
+c = ui.ctx()
+ui.require_warehouse(c)
+if not c.has_games:
+    st.info("没有对局可比较 No games to compare — only rejected lines.")
+    st.stop()
+
+
+def call(name: str, *args):
+    return ui.call(c.path, c.layout, name, *args)
+
+
+arms = call("tune.experiment_arms")
+rulesets = call("tune.ruleset_games")
+variants = sorted(set(arms["variant"].to_list()) | set(rulesets["variant"].to_list()))
+if not variants:
+    st.info("没有可比较的规则集 No rulesets to compare yet: run `paipu tune --variant V --a … --b …` "
+            "or ingest games of two rulesets.")
+    st.stop()
+variant = ui.synced_select("玩法 variant", variants, "variant", key="tune_variant",
+                           format_func=lambda v: labels.zh(labels.VARIANTS, v))
+v_arms = arms.filter(pl.col("variant") == variant)
+v_rules = rulesets.filter(pl.col("variant") == variant)
+experiments = list(dict.fromkeys(v_arms["experiment"].to_list()))
+modes = ["exp", "rulesets"]
+mode_names = {"exp": "调参实验 tuning experiment (same deals, paired)",
+              "rulesets": "两个规则集的对局 two rulesets as played (independent games)"}
+mode = ui.synced_select("数据来源 source", modes, "mode", key="tune_mode", format_func=mode_names.get,
+                        default="exp" if experiments else "rulesets")
+
+
+def _options(rules_json: str | None) -> dict:
+    try:
+        out = json.loads(rules_json or "{}")
+    except ValueError:
+        return {}
+    return out if isinstance(out, dict) else {}
+
+
+def _diff_text(ra: str | None, rb: str | None) -> str:
+    a, b = _options(ra), _options(rb)
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    return " · ".join(f"`{k}`: {a.get(k, '—')} → {b.get(k, '—')}" for k in keys) or "（选项相同 same options）"
+
+
+if mode == "exp":
+    if not experiments:
+        st.info("这个玩法还没有调参实验 No tuning experiment for this variant yet. Run for example\n\n"
+                "`paipu tune --variant guilin --a tuo_step=5 --b tuo_step=3 --games 2000 --seed 1 "
+                "--warehouse DIR`")
+        st.stop()
+
+    def _exp_label(e: str) -> str:
+        rows = {r["arm"]: r for r in v_arms.filter(pl.col("experiment") == e).iter_rows(named=True)}
+        n = max((r["games"] for r in rows.values()), default=0)
+        return f"{e} · {n} 局 deals"
+
+    exp = ui.synced_select("实验 experiment", experiments, "exp", key="tune_exp", format_func=_exp_label)
+    rows = {r["arm"]: r for r in v_arms.filter(pl.col("experiment") == exp).iter_rows(named=True)}
+    if not {"a", "b"} <= set(rows):
+        st.warning("这个实验缺少一边 This experiment lacks arm A or B (was one file not ingested?).")
+        st.stop()
+    a = aq.Arm(variant, experiment=exp, arm="a")
+    b = aq.Arm(variant, experiment=exp, arm="b")
+    rs_a, rs_b = rows["a"]["ruleset_id"], rows["b"]["ruleset_id"]
+    diff_text = _diff_text(rows["a"]["rules_json"], rows["b"]["rules_json"])
+else:
+    ids = v_rules["ruleset_id"].to_list()
+    if len(ids) < 2:
+        st.info("这个玩法的对局只有一个规则集 Games of this variant (outside experiments) use only one ruleset: "
+                "nothing to compare. 试试调参实验 Try a tuning experiment.")
+        st.stop()
+    games_of = {r["ruleset_id"]: r["games"] for r in v_rules.iter_rows(named=True)}
+    fmt = lambda r: f"{r} · {games_of.get(r, 0)} 局 games"  # noqa: E731
+    cols = st.columns(2)
+    with cols[0]:
+        rs_a = ui.synced_select("规则 A ruleset A", ids, "a", key="tune_a", format_func=fmt, default=ids[0])
+    with cols[1]:
+        rs_b = ui.synced_select("规则 B ruleset B", ids, "b", key="tune_b", format_func=fmt, default=ids[1])
+    if rs_a == rs_b:
+        st.warning("请选择两个不同的规则集 Pick two different rulesets.")
+        st.stop()
+    a, b = aq.Arm(variant, ruleset=rs_a), aq.Arm(variant, ruleset=rs_b)
+    by_id = {r["ruleset_id"]: r["rules_json"] for r in v_rules.iter_rows(named=True)}
+    diff_text = _diff_text(by_id.get(rs_a), by_id.get(rs_b))
+
+st.markdown(f"**A** {ui.lit(rs_a)} · **B** {ui.lit(rs_b)}  \n规则差别 options that differ: {diff_text}")
+
+sizes = call("tune.arm_sizes", a, b)
+cmp = call("tune.compare", a, b)
+paired = aq.is_paired(a, b)
+m = st.columns(3)
+if paired:
+    m[0].metric("成对牌局 paired deals", f"{sizes['pairs']:,}")
+else:
+    m[0].metric("A 对局 games", f"{sizes['a']:,}")
+m[1].metric("A 有效 valid / 全部 all", f"{sizes['a']:,} / {sizes['a_all']:,}")
+m[2].metric("B 有效 valid / 全部 all", f"{sizes['b']:,} / {sizes['b_all']:,}")
+n_min = sizes["pairs"] if paired else min(sizes["a"], sizes["b"])
+if n_min < aq.TOO_FEW:
+    st.warning(f"样本太小，看不出差别 Too few games to tell: {n_min} "
+               f"{'paired deals' if paired else 'games on the smaller side'} (need at least {aq.TOO_FEW}; "
+               "a difference of a few points needs hundreds).")
+if paired:
+    st.caption("成对比较：同一牌局在 A 与 B 下的差值取平均，区间 = 均值 ± 1.96·sd/√n — paired by deal: the mean of "
+               "per-deal differences ± 1.96·sd/√n. Same deals and bots: a figure the rule does not touch is "
+               "identical in every deal.")
+else:
+    st.caption("独立样本：率用 Newcombe 区间，均值用 Welch 区间 — independent games: Newcombe's interval for "
+               "rates, Welch's for means. 不同规则集的对局来自不同的牌局，差别小时需要很多局 — small differences "
+               "need many games.")
+if not cmp.height:
+    st.info("两边都没有有效且有结果的对局 Neither side has a valid game with an outcome.")
+    st.stop()
+
+VERDICT = {"too_few": "样本太小 too few", "identical": "每局相同 identical",
+           "differs": "有差别 differs", "unclear": "看不出 unclear"}
+
+
+def _table(df: pl.DataFrame) -> pl.DataFrame:
+    """One row per figure: A and B each with its 95% interval, A − B with its interval, the verdict
+    (and the spread of each arm where the figure is a mean)."""
+    spread = any(k == "mean" for k in df["kind"].to_list())
+    rows = []
+    for r in df.iter_rows(named=True):
+        kind = r["kind"]
+        label = labels.zh(labels.HAND_TYPES, r["label"]) if r["section"] == "hand_type" else r["label"]
+        if r["section"] == "hand_type" and r["label"] == "plain":
+            label = "平胡 (plain)"
+        row = {
+            "指标 figure": label, "n": str(r["n_a"]) if paired else f"{r['n_a']} / {r['n_b']}",
+            "A (95%)": f"{ui.fmt(r['a'], kind)} {ui.ci((r['a_lo'], r['a_hi']), kind)}",
+            "B (95%)": f"{ui.fmt(r['b'], kind)} {ui.ci((r['b_lo'], r['b_hi']), kind)}",
+            "A − B (95%)": f"{ui.fmt(r['diff'], kind, signed=True)} {ui.ci((r['lo'], r['hi']), kind, signed=True)}",
+            "判断 verdict": VERDICT[r["note"]],
+        }
+        if spread:
+            row["标准差 sd A / B"] = (f"{ui.fmt(r['sd_a'], 'mean')} / {ui.fmt(r['sd_b'], 'mean')}"
+                                   if kind == "mean" else "—")
+        rows.append(row)
+    return pl.DataFrame(rows)
+
+
+for section, title in aq.SECTIONS.items():
+    part = cmp.filter(pl.col("section") == section)
+    if not part.height:
+        continue
+    st.subheader(title)
+    if section == "hand_type":
+        part = part.head(12)
+    st.dataframe(_table(part), hide_index=True)
+    if section == "outcome":
+        seats = part.filter(pl.col("metric").str.ends_with("_win"))
+        long = pl.concat([
+            seats.select(pl.col("label"), pl.lit("A").alias("arm"), pl.col("a").alias("rate"),
+                         pl.col("a_lo").alias("lo"), pl.col("a_hi").alias("hi")),
+            seats.select(pl.col("label"), pl.lit("B").alias("arm"), pl.col("b").alias("rate"),
+                         pl.col("b_lo").alias("lo"), pl.col("b_hi").alias("hi"))])
+        y = alt.Y("label:N", title=None, sort=None, axis=alt.Axis(labelAngle=0, labelLimit=220))
+        off = alt.YOffset("arm:N")
+        colour = alt.Color("arm:N", title="规则 ruleset", scale=alt.Scale(range=["#b23a2e", "#2e5e8c"]),
+                           legend=alt.Legend(orient="top"))
+        bars = alt.Chart(long).mark_bar().encode(
+            y=y, yOffset=off, color=colour,
+            x=alt.X("rate:Q", title="胡率 win rate (95% interval)", axis=alt.Axis(format=".0%", labelAngle=0)),
+            tooltip=["label", "arm", alt.Tooltip("rate:Q", format=".1%"), alt.Tooltip("lo:Q", format=".1%"),
+                     alt.Tooltip("hi:Q", format=".1%")])
+        err = alt.Chart(long).mark_rule(color="#333").encode(y=y, yOffset=off, x="lo:Q", x2="hi:Q")
+        ui.chart((bars + err).properties(height=60 * seats.height + 60))
+
+# the differences of every rate at a glance (percentage points)
+rates = cmp.filter(pl.col("kind").is_in(["rate", "share"]) & pl.col("lo").is_not_null())
+if rates.height:
+    st.subheader("差值一览 Differences at a glance (A − B, pp)")
+    rates = rates.with_columns(
+        pl.when(pl.col("section") == "hand_type").then(pl.lit("牌型 ") + pl.col("label"))
+        .otherwise(pl.col("label")).alias("figure"),
+        (pl.col("diff") * 100).alias("d"), (pl.col("lo") * 100).alias("l"), (pl.col("hi") * 100).alias("h"))
+    y = alt.Y("figure:N", title=None, sort=None, axis=alt.Axis(labelAngle=0, labelLimit=220))
+    base = alt.Chart(rates.select("figure", "d", "l", "h", "note"))
+    zero = alt.Chart(pl.DataFrame({"x": [0.0]})).mark_rule(color="#999", strokeDash=[4, 3]).encode(x="x:Q")
+    rule = base.mark_rule(color="#2e5e8c", strokeWidth=2).encode(y=y, x=alt.X("l:Q", title="A − B (pp)"), x2="h:Q")
+    dot = base.mark_point(filled=True, size=60).encode(
+        y=y, x="d:Q", color=alt.Color("note:N", title="判断 verdict",
+                                      scale=alt.Scale(domain=list(VERDICT), range=["#999", "#555", "#b23a2e", "#2e5e8c"]),
+                                      legend=alt.Legend(orient="top")),
+        tooltip=["figure", alt.Tooltip("d:Q", format="+.2f"), alt.Tooltip("l:Q", format="+.2f"),
+                 alt.Tooltip("h:Q", format="+.2f")])
+    ui.chart((zero + rule + dot).properties(height=28 * rates.height + 70))
+st.caption("区间含 0 时看不出差别；“每局相同”表示每个成对牌局的值都一样 — an interval containing 0 cannot tell the "
+           "rulesets apart; 'identical' means every paired deal gave the same value.")
