@@ -40,16 +40,54 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
                 yield i, line
 
 
+def _read_deals(path: Path, spec: variants.VariantSpec) -> list[dict[str, Any]]:
+    """Deals to play out: ``{deal_id, dealer, hands, wall}`` objects, or paipu/1 records (their
+    ``deal``). Each must be exactly the variant's deck.
+
+    :raises ValueError: a line that is neither, or a deal that is not the deck (line number given).
+    """
+    out = []
+    for no, ln in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not ln.strip():
+            continue
+        obj = json.loads(ln)
+        if isinstance(obj, dict) and isinstance(obj.get("deal"), dict):  # a paipu/1 record
+            obj = {"deal_id": obj.get("game_id"), "dealer": obj.get("dealer", 0), **obj["deal"]}
+        if not (isinstance(obj, dict) and isinstance(obj.get("hands"), list) and isinstance(obj.get("wall"), list)):
+            raise ValueError(f"line {no}: not a deal ({{deal_id, dealer, hands, wall}}) nor a paipu/1 record")
+        cards = [c for h in obj["hands"] for c in h] + list(obj["wall"])
+        try:
+            ok = spec.deck.counts(cards) == spec.deck.full_counts()
+        except Exception as e:  # unknown card codes
+            raise ValueError(f"line {no}: {e}") from None
+        if not ok:
+            raise ValueError(f"line {no}: hands + wall are not the {spec.deck.size}-card {spec.id} deck")
+        out.append(obj)
+    return out
+
+
+def _expand(paths: list[Path]) -> list[Path]:
+    """Files to read: files as given, folders walked for .jsonl / .jsonl.gz / .jsonl.zst."""
+    out = []
+    for p in paths:
+        if p.is_dir():
+            out += sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith((".jsonl", ".jsonl.gz", ".jsonl.zst")))
+        else:
+            out.append(p)
+    return out
+
+
 def validate_cmd(
-    files: list[Path] = typer.Argument(..., help="paipu/1 JSON Lines files (.jsonl, .jsonl.gz, .jsonl.zst)"),
+    files: list[Path] = typer.Argument(..., help="paipu/1 JSON Lines files (.jsonl, .jsonl.gz, .jsonl.zst) or folders of them"),
     as_json: bool = typer.Option(False, "--json", help="one spec §6 verdict JSON object per line"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="print only invalid games and the totals"),
 ) -> None:
     """Replay every game and print one verdict per game. Exit 0 all valid, 1 any invalid, 2 usage error."""
-    missing = [str(f) for f in files if not f.is_file()]
+    missing = [str(f) for f in files if not f.exists()]
     if missing:
-        typer.echo(f"paipu validate: no such file: {', '.join(missing)}", err=True)
+        typer.echo(f"paipu validate: no such file or folder: {', '.join(missing)}", err=True)
         raise typer.Exit(2)
+    files = _expand(files)
     n = bad = 0
     out = sys.stdout
     for f in files:
@@ -106,7 +144,9 @@ def simulate_cmd(
     seed: int = typer.Option(1, "--seed"),
     bots: str = typer.Option("heuristic", "--bots", help="heuristic or random"),
     rules: str = typer.Option("", "--rules", help="rule options OPT=VAL[,OPT=VAL…]"),
-    deals: Optional[Path] = typer.Option(None, "--deals", help="play out recorded deals (JSON Lines) instead of shuffling"),
+    deals: Optional[Path] = typer.Option(None, "--deals", help="play out recorded deals instead of shuffling (--games is "
+                                         "then ignored): JSON Lines of {deal_id, dealer, hands, wall} as in "
+                                         "data/guilin-deals-2017.jsonl, or paipu/1 records (their deal is replayed)"),
     workers: int = typer.Option(0, "--workers", help="processes (0 = all cores)"),
 ) -> None:
     """Self-play games with bots and write them as paipu/1 records (deterministic for a seed)."""
@@ -120,11 +160,22 @@ def simulate_cmd(
     except ValueError as e:
         typer.echo(f"paipu simulate: --rules: {e}", err=True)
         raise typer.Exit(2)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    from replay.simulator import simulate
+    from replay.simulator import _bots, simulate
 
+    try:
+        _bots(variant, bots)
+    except ValueError as e:
+        typer.echo(f"paipu simulate: --bots: {e}", err=True)
+        raise typer.Exit(2)
+    recorded = None
     if deals is not None:
-        recorded = [json.loads(ln) for ln in deals.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        try:
+            recorded = _read_deals(deals, spec)
+        except (OSError, ValueError) as e:
+            typer.echo(f"paipu simulate: --deals {deals}: {e}", err=True)
+            raise typer.Exit(2)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if recorded is not None:
         lines = [msgspec.json.encode(r) for r in simulate(variant, len(recorded), seed, bots, overrides, deals=recorded)]
     else:
         workers = workers or os.cpu_count() or 1

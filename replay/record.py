@@ -9,6 +9,7 @@ Extension fields (``x_*``) are kept in the raw object and ignored (spec §1).
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -139,10 +140,38 @@ def sha256_hex(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+class _Repeated(Exception):
+    pass
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in seen:
+            raise _Repeated(k)
+        seen[k] = v
+    return seen
+
+
+def _repeated_key(raw: bytes | str) -> str | None:
+    """The first key repeated inside one JSON object of ``raw``, or None (stdlib parse: msgspec
+    has no such check)."""
+    if b'"' not in (raw if isinstance(raw, bytes) else raw.encode()):
+        return None
+    try:
+        json.loads(raw, object_pairs_hook=_no_repeats)
+    except _Repeated as e:
+        return str(e)
+    except (ValueError, RecursionError):
+        return None
+    return None
+
+
 def decode_record(raw: bytes | str) -> Record:
     """Decode one JSON line into a :class:`Record`.
 
-    :raises RuleViolation: ``bad_json`` when the line is not one JSON object;
+    :raises RuleViolation: ``bad_json`` when the line is not one JSON object or repeats a key
+        inside an object (rule ``paipu.duplicate_key``);
         ``schema`` for a missing, mistyped, out-of-range or unknown field (the
         message names the JSON path).
     """
@@ -154,6 +183,10 @@ def decode_record(raw: bytes | str) -> Record:
         raise RuleViolation("bad_json", "paipu.json", "JSON nested too deeply") from None
     if not isinstance(obj, dict):
         raise RuleViolation("bad_json", "paipu.json", f"a record is one JSON object, got {type(obj).__name__}")
+    dup = _repeated_key(raw)
+    if dup is not None:  # msgspec keeps the last value silently; a repeated key makes a record ambiguous
+        raise RuleViolation("bad_json", "paipu.duplicate_key",
+                            f"key `{dup}` appears twice in one object; the record is ambiguous")
     problems = _unknown_fields(obj, "record", "$")
     for key, kind in (("deal", "deal"), ("result", "result"), ("shuffle", "shuffle")):
         if isinstance(obj.get(key), dict):

@@ -11,6 +11,7 @@ claimed one field by field.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,6 +100,10 @@ def _record_checks(rec: Record, spec: variants.VariantSpec) -> list[RuleViolatio
     return errs
 
 
+def _js(v: Any) -> str:
+    return json.dumps(v, ensure_ascii=False, separators=(", ", ": "))
+
+
 def _compare_result(claimed: Any, computed: dict[str, Any], step: int | None) -> list[RuleViolation]:
     """One ``result_mismatch`` per claimed field that differs (hand_types as sets)."""
     errs = []
@@ -119,7 +124,7 @@ def _compare_result(claimed: Any, computed: dict[str, Any], step: int | None) ->
             same = theirs == mine
         if not same:
             errs.append(RuleViolation("result_mismatch", "paipu.result",
-                                      f"result.{key}: claimed {theirs!r}, computed {mine!r}", step))
+                                      f"result.{key}: claimed {_js(theirs)}, computed {_js(mine)}", step))
     return errs
 
 
