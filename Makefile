@@ -39,6 +39,7 @@ test: install
 	$(BIN)/python -m pytest
 
 bench: install
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench.run
 
 clean:

@@ -77,12 +77,19 @@ def chi_shape(cards: Sequence[int]) -> str | None:
     return None
 
 
+_CHI_POINTS: dict[tuple[int, ...], int] = {}  # cards as given -> 胡 (only shapes; at most 20³ keys)
+
+
 def chi_points(cards: Sequence[int]) -> int:
     """胡 of a 吃 / 比 group or a concealed run (0 unless 一二三 / 二七十). :raises ValueError: not a shape."""
-    shape = chi_shape(cards)
-    if shape is None:
-        raise ValueError(f"not a 吃 shape: {[ZIPAI.codes[c] for c in cards]}")
-    return group_points(shape, min(cards))
+    key = tuple(cards)
+    pts = _CHI_POINTS.get(key)
+    if pts is None:
+        shape = chi_shape(cards)
+        if shape is None:
+            raise ValueError(f"not a 吃 shape: {[ZIPAI.codes[c] for c in cards]}")
+        pts = _CHI_POINTS[key] = group_points(shape, min(cards))
+    return pts
 
 
 @dataclass(frozen=True)
@@ -125,35 +132,146 @@ def _runs_from(i: int, counts: tuple[int, ...]) -> list[tuple[str, tuple[int, ..
     return out
 
 
+# Groups are immutable values: the search hands out one shared object per (kind, cards) instead of
+# building equal ones again (a speed measure only; bench/ measures it).
+_GROUPS: dict[tuple[str, tuple[int, ...]], Group] = {}
+
+
+def _group(kind: str, cards: tuple[int, ...]) -> Group:
+    """The concealed group ``kind`` of ``cards`` (lowest kind first), with its 胡."""
+    g = _GROUPS.get((kind, cards))
+    if g is None:
+        g = _GROUPS[(kind, cards)] = Group(kind, cards, group_points(kind, cards[0]))
+    return g
+
+
+# The shapes of _runs_from per lowest kind i, as (kind, cards, group).
+_RUN_AT = {i: ("yi_er_san" if i % 10 == 0 else "shunzi", (i, i + 1, i + 2),
+               _group("yi_er_san" if i % 10 == 0 else "shunzi", (i, i + 1, i + 2))) for i in range(20) if i % 10 <= 7}
+_EQS_AT = {i: ("er_qi_shi", (i, i + 5, i + 8), _group("er_qi_shi", (i, i + 5, i + 8))) for i in (1, 11)}
+_DAZI_AT = {i: (("dazi", (i, i, i + 10), _group("dazi", (i, i, i + 10))),
+                ("dazi", (i, i + 10, i + 10), _group("dazi", (i, i + 10, i + 10)))) for i in range(10)}
+_DUI_AT = {i: ("dui", (i, i), _group("dui", (i, i))) for i in range(20)}
+
+
 @lru_cache(maxsize=200_000)
-def _best(counts: tuple[int, ...], pairs: int, triple: int, triple_kind: str) -> tuple[int, tuple[Group, ...]] | None:
+def _best(counts: bytes, pairs: int, triple: int, triple_kind: str) -> tuple[int, tuple[Group, ...]] | None:
     """Best (胡, groups) covering ``counts`` exactly, or None.
 
+    ``counts``: the count vector as bytes (one byte per kind; a compact, fast memo key);
     ``pairs``: pairs still allowed; ``triple``: the one kind that may form a 3-of-a-kind
     with the winning card (-1: none), valued as ``triple_kind``. Memoised on the count
-    vector, searched lowest kind first, so the answer is order-free.
+    vector, searched lowest kind first, so the answer is order-free. Callers pass
+    ``triple = -1`` once the triple can no longer form (fewer than 3 left), and then
+    ``triple_kind = "peng"``: the answer is the same, the memo shares more.
     """
-    i = next((k for k, c in enumerate(counts) if c), -1)
-    if i < 0:
+    left = len(counts.lstrip(b"\0"))
+    if not left:
         return (0, ())
+    i = len(counts) - left  # the lowest kind held
+    ci = counts[i]
+    # candidates in the order of _runs_from, then the triple, then a pair
+    cand = []
+    if i % 10 <= 7 and counts[i + 1] and counts[i + 2]:
+        cand.append(_RUN_AT[i])
+    if (i == 1 or i == 11) and counts[i + 5] and counts[i + 8]:
+        cand.append(_EQS_AT[i])
+    if i < 10:  # 搭: the small card is the lowest index
+        j = i + 10
+        dz = _DAZI_AT[i]
+        if ci >= 2 and counts[j] >= 1:
+            cand.append(dz[0])
+        if counts[j] >= 2:
+            cand.append(dz[1])
+    if i == triple and ci >= 3:
+        cand.append((triple_kind, (i, i, i), _group(triple_kind, (i, i, i))))
+    if pairs and ci >= 2:
+        cand.append(_DUI_AT[i])
     best: tuple[int, tuple[Group, ...]] | None = None
-    cand: list[tuple[str, tuple[int, ...]]] = _runs_from(i, counts)
-    if i == triple and counts[i] >= 3:
-        cand.append((triple_kind, (i, i, i)))
-    if pairs and counts[i] >= 2:
-        cand.append(("dui", (i, i)))
-    for kind, cards in cand:
-        rest = list(counts)
+    for kind, cards, g in cand:
+        rest = bytearray(counts)
         for c in cards:
             rest[c] -= 1
-        sub = _best(tuple(rest), pairs - (kind == "dui"), -1 if kind == triple_kind and cards[0] == triple else triple,
-                    triple_kind)
+        if kind == triple_kind and cards[0] == triple:
+            t, tk = -1, "peng"
+        elif triple >= 0 and rest[triple] < 3:
+            t, tk = -1, "peng"
+        else:
+            t, tk = triple, triple_kind
+        sub = _best(bytes(rest), pairs - (kind == "dui"), t, tk)
         if sub is None:
             continue
-        pts = group_points(kind, i) + sub[0]
+        pts = g.points + sub[0]
         if best is None or pts > best[0]:
-            best = (pts, (Group(kind, cards, group_points(kind, i)), *sub[1]))
+            best = (pts, (g, *sub[1]))
     return best
+
+
+# A necessary condition checked before the search: every kind held must fit some group (a run,
+# 二七十, 搭, the winning triple, a pair). Count vectors become 160-bit integers with one byte
+# ("lane") per kind, so the test is a few shifts and ands over all kinds at once.
+_GE1 = bytes([0] + [1] * 255)  # translate table: lane = 1 where the count is ≥ 1
+_GE2 = bytes([0, 0] + [1] * 254)  # ... ≥ 2
+
+
+def _lanes(kinds) -> int:
+    """The number with lane ``k`` set to 1 for each kind ``k`` of ``kinds`` (repeats count once)."""
+    return sum(1 << (8 * k) for k in set(kinds))
+
+
+_RUN_START = _lanes(k for k in range(20) if k % 10 <= 7)
+_EQS_SMALL, _EQS_BIG = _lanes((1, 6, 9)), _lanes((11, 16, 19))
+_SMALL = _lanes(range(10))
+
+
+def _cover(m1: int, m2: int, pairs: int) -> int:
+    """Lanes of the kinds that some run, 二七十, 搭 or pair could hold, given the lanes held at
+    least once (``m1``) and at least twice (``m2``). More cards never cover less."""
+    r = m1 & (m1 >> 8) & (m1 >> 16) & _RUN_START  # run starts
+    cov = r | (r << 8) | (r << 16)
+    if m1 & _EQS_SMALL == _EQS_SMALL:
+        cov |= _EQS_SMALL
+    if m1 & _EQS_BIG == _EQS_BIG:
+        cov |= _EQS_BIG
+    d = ((m2 & (m1 >> 80)) | (m1 & (m2 >> 80))) & _SMALL  # 搭: small n with big n
+    cov |= d | (d << 80)
+    if pairs:
+        cov |= m2
+    return cov
+
+
+def _coverable(counts: bytes, pairs: int, triple: int) -> bool:
+    """False when some kind held can be in no group at all (then :func:`_best` finds no split)."""
+    m1 = int.from_bytes(counts.translate(_GE1), "little")
+    cov = _cover(m1, int.from_bytes(counts.translate(_GE2), "little"), pairs)
+    if triple >= 0 and counts[triple] >= 3:
+        cov |= 1 << (8 * triple)
+    return not m1 & ~cov
+
+
+_LOOSE = bytes([0, 1, 2] + [0] * 253)  # translate table: dealt sets (3, 4 alike) read as 0
+
+
+def _reach(w: int) -> int:
+    """Lanes whose coverage can change when kind ``w`` is added: ``w``, its run neighbours (same
+    size, up to 2 away), its 二七十 partners and its 搭 partner."""
+    base = w - w % 10
+    near = [k for k in range(w - 2, w + 3) if base <= k < base + 10]
+    eqs = [base + 1, base + 6, base + 9] if w % 10 in (1, 6, 9) else []
+    return _lanes([*near, *eqs, w + 10 if w < 10 else w - 10])
+
+
+_REACH = [_reach(w) for w in range(20)]
+
+
+@lru_cache(maxsize=8_192)
+def _loose(hand: bytes) -> tuple[int, int, bool, int]:
+    """Of the kinds that are not dealt sets (3 or 4 alike): the lanes held ≥ 1 and ≥ 2 times; whether
+    there is a dealt set; and the lanes that fit no group even where pairs are allowed."""
+    loose = hand.translate(_LOOSE)
+    m1 = int.from_bytes(loose.translate(_GE1), "little")
+    m2 = int.from_bytes(loose.translate(_GE2), "little")
+    return m1, m2, loose != hand, m1 & ~_cover(m1, m2, 1)
 
 
 def meld_points(kind: str, cards: Sequence[int]) -> int:
@@ -163,11 +281,103 @@ def meld_points(kind: str, cards: Sequence[int]) -> int:
     return group_points(kind, cards[0])
 
 
+_MELDS: dict[tuple[str, tuple[int, ...]], Group] = {}  # one shared table group per (kind, cards)
+
+
+@lru_cache(maxsize=65_536)
+def _table_of(melds: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[tuple[Group, ...], int, bool]:
+    table = []
+    for k, c in melds:
+        g = _MELDS.get((k, c))
+        if g is None:
+            g = Group(k, tuple(c), meld_points(k, c), "table")
+            if len(_MELDS) < 100_000:
+                _MELDS[(k, c)] = g
+        table.append(g)
+    return tuple(table), sum(g.points for g in table), any(g.kind in FOUR_KINDS for g in table)
+
+
+def _table(melds: Sequence[tuple[str, Sequence[int]]]) -> tuple[tuple[Group, ...], int, bool]:
+    """The table's groups, their 胡 and whether one is a 4-card set (memoised on the melds)."""
+    try:
+        return _table_of(tuple(melds))
+    except TypeError:  # cards given as lists: the same groups
+        return _table_of(tuple((k, tuple(c)) for k, c in melds))
+
+
+_SETS: dict[tuple[str, int, int], Group] = {}
+
+
+def _set(kind: str, k: int, n: int) -> Group:
+    """A group of ``n`` cards of kind ``k`` (坎, 笼, 扫, 扫穿, 开舵), shared like :func:`_group`."""
+    g = _SETS.get((kind, k, n))
+    if g is None:
+        g = _SETS[(kind, k, n)] = Group(kind, (k,) * n, group_points(kind, k))
+    return g
+
+
+_GE3 = bytes([0, 0, 0] + [1] * 253)  # translate table: 1 where the count is ≥ 3
+
+
+def _dealt(hand: bytes) -> list[int]:
+    """Kinds held three or four times (dealt 坎 and fours), lowest first."""
+    marks = hand.translate(_GE3)
+    out = []
+    k = marks.find(1)
+    while k >= 0:
+        out.append(k)
+        k = marks.find(1, k + 1)
+    return out
+
+
+def _branches(hand: Sequence[int], win_card: int | None, win_from: str | None, hu_triple: str,
+              has_four: bool) -> list[tuple[bytes, tuple[Group, ...], int, int, int, str]]:
+    """The ways to read a finished hand: (counts left to split, fixed groups, their 胡, pairs
+    allowed, triple kind or -1, the triple's group kind). See :func:`best_split`."""
+    b = bytes(hand)  # counts are 0..4
+    counts = bytearray(b)
+    fixed: tuple[Group, ...] = ()
+    fixed_pts = 0
+    if b and max(b) >= 3:  # dealt 坎 and fours stay whole
+        fl = []
+        for k in _dealt(b):
+            if k != win_card:
+                n = counts[k]
+                g = _set("kan" if n == 3 else "long", k, n)
+                has_four |= n == 4
+                fl.append(g)
+                fixed_pts += g.points
+                counts[k] = 0
+        fixed = tuple(fl)
+    pairs = 1 if has_four else 0
+    if win_card is None:
+        return [(bytes(counts), fixed, fixed_pts, pairs, -1, "peng")]
+    w = win_card
+    n = counts[w]
+    if n == 3:  # the 4th on a dealt 坎: as 扫穿/开舵, or the 坎 kept and the card used elsewhere
+        g4 = _set("sao_chuan" if win_from == "self" else "kai_duo", w, 4)
+        counts[w] = 0
+        out = [(bytes(counts), (*fixed, g4), fixed_pts + g4.points, 1, -1, "peng")]
+        if win_from != "self":  # one's own draw of the 4th is a forced 扫穿 (001 §扫穿)
+            gk = _set("kan", w, 3)
+            counts[w] = 1
+            out.append((bytes(counts), (*fixed, gk), fixed_pts + gk.points, pairs, -1, "peng"))
+        return out
+    if n == 2 and win_from == "self":  # a pair + one's own draw is a forced 扫 (001 §扫)
+        gs = _set("sao", w, 3)
+        counts[w] = 0
+        return [(bytes(counts), (*fixed, gs), fixed_pts + gs.points, pairs, -1, "peng")]
+    counts[w] += 1
+    if n == 2:  # the hand's pair and the winning card: 碰 (or 0 胡 under hu_triple = zero)
+        return [(bytes(counts), fixed, fixed_pts, pairs, w, "peng" if hu_triple == "peng" else "zero_triple")]
+    return [(bytes(counts), fixed, fixed_pts, pairs, -1, "peng")]
+
+
 def best_split(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], win_card: int | None,
                win_from: str | None, hu_triple: str = "peng") -> Split | None:
     """The highest-胡 split of a finished hand, or None when the shape is incomplete.
 
-    :param hand: count vector (20) of the concealed hand before the winning card.
+    :param hand: count vector (20) of the concealed hand before the winning card (counts 0..4).
     :param melds: ``(kind, cards)`` laid on the table (kinds of spec §4 plus ``bi``).
     :param win_card: the winning card's kind, or None (天胡, or a forced act that completed the hand).
     :param win_from: ``self`` (own flip), ``flip`` (another seat's flip), ``discard``, or None.
@@ -175,50 +385,46 @@ def best_split(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], 
         card counts as 碰; ``zero``: 0 胡, 004 §胡息及舵 1).
     :returns: :class:`Split` with ``points`` = melds + concealed groups (the caller applies
         the 10-胡 minimum). Dealt 坎 (three in hand) and dealt fours stay whole (001 §技巧攻略).
+        Of equally high splits, the first reading wins (the 4-card set before the kept 坎).
     """
-    table = tuple(Group(k, tuple(c), meld_points(k, c), "table") for k, c in melds)
-    has_four = any(g.kind in FOUR_KINDS for g in table)
-    counts = list(hand)
-    fixed: list[Group] = []
-    for k, n in enumerate(counts):
-        if n >= 3 and k != win_card:
-            kind = "kan" if n == 3 else "long"
-            has_four |= n == 4
-            fixed.append(Group(kind, (k,) * n, group_points(kind, k)))
-            counts[k] = 0
-    branches: list[tuple[list[int], list[Group], bool, int, str]] = []
-    if win_card is None:
-        branches.append((counts, fixed, has_four, -1, ""))
-    else:
-        w = win_card
-        n = counts[w]
-        if n == 3:  # the 4th on a dealt 坎: as 扫穿/开舵, or the 坎 kept and the card used elsewhere
-            kind4 = "sao_chuan" if win_from == "self" else "kai_duo"
-            c4 = counts.copy()
-            c4[w] = 0
-            branches.append((c4, fixed + [Group(kind4, (w,) * 4, group_points(kind4, w))], True, -1, ""))
-            if win_from != "self":  # one's own draw of the 4th is a forced 扫穿 (001 §扫穿)
-                c3 = counts.copy()
-                c3[w] = 1
-                branches.append((c3, fixed + [Group("kan", (w,) * 3, group_points("kan", w))], has_four, -1, ""))
-        elif n == 2 and win_from == "self":  # a pair + one's own draw is a forced 扫 (001 §扫)
-            c = counts.copy()
-            c[w] = 0
-            branches.append((c, fixed + [Group("sao", (w,) * 3, group_points("sao", w))], has_four, -1, ""))
-        else:
-            c = counts.copy()
-            c[w] += 1
-            tk = "sao" if win_from == "self" else ("peng" if hu_triple == "peng" else "zero_triple")
-            branches.append((c, fixed, has_four, w if n == 2 else -1, tk))
+    table, table_pts, has_four = _table(melds)
     best: Split | None = None
-    for cnt, fx, four, triple, tk in branches:
-        sub = _best(tuple(cnt), 1 if four else 0, triple, tk or "peng")
+    for cnt, fixed, fixed_pts, pairs, triple, tk in _branches(hand, win_card, win_from, hu_triple, has_four):
+        sub = _best(cnt, pairs, triple, tk)
         if sub is None:
             continue
-        groups = (*table, *fx, *sub[1])
-        pts = sum(g.points for g in groups)
+        pts = table_pts + fixed_pts + sub[0]
         if best is None or pts > best.points:
-            best = Split(groups, pts)
+            best = Split((*table, *fixed, *sub[1]), pts)
+    return best
+
+
+def best_points(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], win_card: int | None,
+                win_from: str | None, hu_triple: str = "peng") -> int | None:
+    """``best_split(...).points`` (None when there is no split), without building the split:
+    the claim windows ask this for every seat and card, and nearly every answer is None.
+
+    Shortcuts to None (each only when every branch of :func:`_branches` would fail
+    :func:`_coverable`): a loose kind out of the winning card's reach that fits no group even
+    with pairs stays so with the winning card (one AND on numbers cached per hand); else a
+    loose kind other than the winning card fits no group even if the winning card were held
+    twice and a pair allowed wherever a branch could allow one.
+    """
+    if win_card is not None:
+        m1, m2, dealt, lone = _loose(bytes(hand))
+        if lone & ~_REACH[win_card]:
+            return None
+        w = 1 << (8 * win_card)
+        if m1 & ~w & ~_cover(m1 | w, m2 | w, dealt or any(k in FOUR_KINDS for k, _ in melds)):
+            return None
+    _, table_pts, has_four = _table(melds)
+    best: int | None = None
+    for cnt, _, fixed_pts, pairs, triple, tk in _branches(hand, win_card, win_from, hu_triple, has_four):
+        if not _coverable(cnt, pairs, triple):
+            continue
+        sub = _best(cnt, pairs, triple, tk)
+        if sub is not None and (best is None or table_pts + fixed_pts + sub[0] > best):
+            best = table_pts + fixed_pts + sub[0]
     return best
 
 

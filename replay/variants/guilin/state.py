@@ -7,6 +7,7 @@ for 吃 the drawer before its 下家. Option keys below encode exactly that orde
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Any
 
@@ -25,6 +26,25 @@ SHAPES: tuple[tuple[int, int, int], ...] = tuple(
     t for t in combinations_with_replacement(range(20), 3) if sc.chi_shape(t) is not None and max(t.count(x) for x in t) <= 2
 )
 SHAPES_WITH: dict[int, tuple[tuple[int, int, int], ...]] = {k: tuple(s for s in SHAPES if k in s) for k in range(20)}
+
+
+def _own(shape: tuple[int, int, int], c: int) -> tuple[int, ...]:
+    """The two cards of ``shape`` a seat must hold to 吃 ``c`` with it (sorted)."""
+    own = list(shape)
+    own.remove(c)
+    return tuple(sorted(own))
+
+
+# Precomputed for the claim windows (speed only): the own cards of each shape of SHAPES_WITH[c], in
+# that order; and the translate table of free() (3 or 4 alike are locked: read as 0).
+OWN_WITH: dict[int, tuple[tuple[int, ...], ...]] = {c: tuple(_own(s, c) for s in SHAPES_WITH[c]) for c in range(20)}
+_FREE = bytes([0, 1, 2] + [0] * 253)
+
+
+@lru_cache(maxsize=64)
+def _claim_order(n: int, src: int, flip: bool) -> tuple[int, ...]:
+    """Seats in claim order from ``src`` (the drawer first on a flip; after the discarder otherwise)."""
+    return tuple((src + i) % n for i in range(0 if flip else 1, n))
 
 
 def _codes(kinds) -> list[str]:
@@ -50,6 +70,10 @@ class GuilinState(GameState):
         self.skip_discard: str | None = None  # "chong_duo" / "no_card": this seat's claim is not followed by a discard
         self.forced_card: tuple[int, int] | None = None  # (seat, card) of the forced act just made
         self.variant = ruleset.variant  # rule ids read zipai.<rule> under zipai
+        # options read at every claim window, looked up once
+        self.hu_triple = ruleset["hu_triple"]
+        self.bi_blocks = ruleset["bi_without_group"] == "blocks"
+        self.dian_pao_ok = not ruleset["dian_pao_bu_zhun_hu"]
         # dealt_four = lay_down_pairs (004 §3.打牌 4): seats with two or more dealt fours lay them
         # face down before the first discard, then draw one replacement into the hand.
         self.declare: list[tuple[int, list[int]]] = []
@@ -65,7 +89,7 @@ class GuilinState(GameState):
     # -- hand helpers ----------------------------------------------------------------------
     def free(self, seat: int) -> list[int]:
         """Counts of the cards ``seat`` may use or discard: dealt 坎/fours are locked (001 §技巧攻略)."""
-        return [c if c < 3 else 0 for c in self.hands[seat]]
+        return list(bytes(self.hands[seat]).translate(_FREE))
 
     def fours(self, seat: int) -> int:
         """4-card sets the seat has: 扫穿/开舵 melds and dealt fours in hand (for 重舵 and pairs)."""
@@ -73,7 +97,7 @@ class GuilinState(GameState):
 
     def meld_of(self, seat: int, card: int, kinds: tuple[str, ...]) -> int | None:
         for i, (k, cards) in enumerate(self.melds[seat]):
-            if k in kinds and cards[0] == card and len(set(cards)) == 1:
+            if cards[0] == card and k in kinds and len(set(cards)) == 1:
                 return i
         return None
 
@@ -81,12 +105,15 @@ class GuilinState(GameState):
         return sc.best_split(self.hands[seat], self.melds[seat], card, win_from, self.rules["hu_triple"])
 
     def can_win(self, seat: int, card: int | None, win_from: str | None) -> bool:
-        s = self.split(seat, card, win_from)
-        return s is not None and s.points >= sc.MIN_HU
+        p = sc.best_points(self.hands[seat], self.melds[seat], card, win_from, self.hu_triple)
+        return p is not None and p >= sc.MIN_HU
 
     def sanlong_wukan(self, seat: int) -> int:
         """胡 of a 三笼五坎 hand (three dealt fours, or five dealt 坎), 0 when it is not one."""
         h = self.hands[seat]
+        n_long, n_kan = h.count(4), h.count(3)
+        if n_long < 3 and n_kan + n_long < 5:  # cannot be one (the option below only lowers n_kan)
+            return 0
         longs = [k for k in range(20) if h[k] == 4]
         kans = [k for k in range(20) if h[k] == 3]
         n_kan = len(kans) + (len(longs) if self.rules["sanlong_wukan_long_as_kan"] else 0)
@@ -123,8 +150,8 @@ class GuilinState(GameState):
             if h[c] == 2:
                 act = "guo_sao" if c in self.peng_passed[d] else "sao"
                 return [Option(d, act, (R_SAO, 0), True, [Event(seat=d, act=act, card=code, cards=[code] * 2)], act)]
-        order = [(src + i) % self.n for i in range(0 if flip else 1, self.n)]
-        dian_pao_ok = flip or not self.rules["dian_pao_bu_zhun_hu"]
+        order = _claim_order(self.n, src, flip)
+        dian_pao_ok = flip or self.dian_pao_ok
         for pos, s in enumerate(order):
             wf = "self" if s == src else ("flip" if flip else "discard")
             if dian_pao_ok and self.can_win(s, c, wf):
@@ -142,46 +169,47 @@ class GuilinState(GameState):
                                   [Event(seat=s, act="kai_duo", card=code, cards=[code] * 3)], "kai_duo"))
             elif self.meld_of(s, c, SAO_KINDS) is not None and (flip or self.rules["sao_kai_duo_on_discard"]):
                 out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(seat=s, act="kai_duo", card=code)], "kai_duo"))
-            elif h[c] == 2 and self._left_after(s, {c: 2}):  # 碰: 别家摸或打出 (001 §碰)
+            elif h[c] == 2 and sum(bytes(h).translate(_FREE)) > 2:  # 碰: 别家摸或打出 (001 §碰); a card left to discard
                 out.append(Option(s, "peng", (R_DUO, 0), False,
                                   [Event(seat=s, act="peng", card=code, cards=[code] * 2)], "peng"))
-        chi_seats = [src, self.xia(src)] if flip else [self.xia(src)]  # 001 §技巧攻略: 先是自己吃...下家
+        xia = (src + 1) % self.n
+        chi_seats = (src, xia) if flip else (xia,)  # 001 §技巧攻略: 先是自己吃...下家
+        codes = ZIPAI.codes
         for pos, s in enumerate(chi_seats):
             if c in self.chou[s]:
                 continue
-            evs = [Event(seat=s, act="chi", card=code, cards=_codes(cards), bi=[_codes(g) for g in bi] or None)
-                   for cards, bi in self.chi_choices(s, c)]
+            evs = [Event(seat=s, act="chi", card=code, cards=[codes[own[0]], codes[own[1]]],
+                         bi=[_codes(g) for g in bi] if bi else None)
+                   for own, bi in self.chi_choices(s, c)]
             if evs:
                 out.append(Option(s, "chi", (R_CHI, pos), False, evs, "chi"))
         return out
 
-    def _left_after(self, seat: int, used: dict[int, int]) -> bool:
-        """Whether ``seat`` keeps a discardable card after using ``used`` (a claim must be followed by a discard)."""
-        f = self.free(seat)
-        return sum(f) - sum(used.values()) > 0
-
     def chi_choices(self, seat: int, c: int) -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
         """Legal 吃 of ``c``: (own two cards, 比 groups). 下比 (001 §技巧攻略 下张): every copy of
         ``c`` left in hand that can still form a 吃 shape must be shown in a 比 group."""
-        free = self.free(seat)
+        free = bytes(self.hands[seat]).translate(_FREE)
+        total = sum(free)
+        blocks = self.bi_blocks
         out = []
-        for shape in SHAPES_WITH[c]:
-            own = list(shape)
-            own.remove(c)
-            rest = free.copy()
-            ok = True
-            for k in own:
-                rest[k] -= 1
-                ok &= rest[k] >= 0
-            if not ok:
+        for own in OWN_WITH[c]:
+            a, b = own
+            if free[a] < (2 if a == b else 1) or free[b] < 1:
+                continue
+            rest = list(free)
+            rest[a] -= 1
+            rest[b] -= 1
+            if not rest[c]:  # no copy of c left: no 比 owed
+                if total - 2:  # a card is left to discard
+                    out.append((own, ()))
                 continue
             for bi, left in self._bi_sets(rest, c):
-                if left[c] and self.rules["bi_without_group"] == "blocks":
+                if left[c] and blocks:
                     continue
-                if sum(left) == 0:
+                if total - 2 - 3 * len(bi) == 0:
                     continue  # no card left to discard
-                out.append((tuple(sorted(own)), bi))
-        return sorted(set(out))
+                out.append((own, bi))
+        return out if len(out) < 2 else sorted(set(out))
 
     def _bi_sets(self, rest: list[int], c: int) -> list[tuple[tuple[tuple[int, ...], ...], list[int]]]:
         """Maximal sets of 比 groups removing copies of ``c`` from ``rest``."""
@@ -215,7 +243,8 @@ class GuilinState(GameState):
         c = self.card(ev.card)
         if c != self.wall[self.front]:
             raise self.fail("wall_mismatch", "paipu.wall",
-                            f"seat {ev.seat} drew {ZIPAI.codes[c]} but the next card of the wall is {ZIPAI.codes[self.wall[self.front]]}")
+                            f"seat {ev.seat} drew {self.label(c)} ({ZIPAI.codes[c]}) but the next card of the wall is "
+                            f"{self.label(self.wall[self.front])} ({ZIPAI.codes[self.wall[self.front]]})")
         self.front += 1
         self.draws += 1
         self.open_window(c, ev.seat, "flip")
