@@ -231,6 +231,25 @@ class GameState:
         if self.phase is not Phase.OVER:
             raise self.fail("truncated", "paipu.end", f"the actions stop in phase {self.phase.value} (seat {self.turn}); the hand is not over")
 
+    # Keys a variant's settlement has beyond spec §5's common ones, and their value on a drawn hand
+    # (e.g. {"xing": None} in the 字牌 family, {"jing": None, "bao": None} in 花牌).
+    draw_result_extra: dict[str, Any] = {}
+
+    def end_draw(self) -> None:
+        """荒庄: the wall is empty and nobody won; nobody pays."""
+        self.phase = Phase.OVER
+        self.win = None
+        self.outcome = {"outcome": "draw", "winner": None, "win_card": None, "from": None, "points": None,
+                        "hand_types": [], **self.draw_result_extra, "units": 0, "breakdown": None,
+                        "scores": [0] * self.n}
+
+    def to_draw(self, seat: int) -> None:
+        """``seat`` draws next, or 荒庄 when the wall is empty."""
+        if self.wall_left == 0:
+            self.end_draw()
+        else:
+            self.phase, self.turn = Phase.DRAW, seat
+
     # -- extension points --------------------------------------------------------------------
     def on_draw(self, ev: Event) -> None:  # pragma: no cover - variant
         raise NotImplementedError

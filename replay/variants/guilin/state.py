@@ -56,6 +56,7 @@ class GuilinState(GameState):
 
     variant = "guilin"
     deck = ZIPAI
+    draw_result_extra = {"xing": None}
 
     def __init__(self, record, ruleset) -> None:
         super().__init__(record, ruleset)
@@ -239,7 +240,7 @@ class GuilinState(GameState):
             want = f"seat {self.turn} to draw"
             raise self.fail("out_of_turn", "turn", f"expected {want}, got `{ev.act}` by seat {ev.seat}")
         if ev.tail:
-            raise self.fail("illegal_action", "wall", "guilin draws only from the front of the wall")
+            raise self.fail("illegal_action", "wall", f"{self.variant} draws only from the front of the wall")
         c = self.card(ev.card)
         if c != self.wall[self.front]:
             raise self.fail("wall_mismatch", "paipu.wall",
@@ -304,12 +305,6 @@ class GuilinState(GameState):
         if w.kind == "flip":
             self.chou[w.src].add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
         self.to_draw(self.xia(w.src))
-
-    def to_draw(self, seat: int) -> None:
-        if self.wall_left == 0:
-            self.end_draw()
-        else:
-            self.phase, self.turn = Phase.DRAW, seat
 
     def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
         s, c, act = ev.seat, w.card, ev.act
@@ -415,12 +410,6 @@ class GuilinState(GameState):
         return f"seat {s}'s best split makes {sp.points} 胡, under the {sc.MIN_HU}-胡 minimum (001 §打10胡胡牌规则)"
 
     # -- settlement --------------------------------------------------------------------------
-    def end_draw(self) -> None:
-        self.phase = Phase.OVER
-        self.outcome = {"outcome": "draw", "winner": None, "win_card": None, "from": None, "points": None,
-                        "hand_types": [], "xing": None, "units": 0, "breakdown": None, "scores": [0] * self.n}
-        self.win = None
-
     def end_win(self, s: int, c: int | None, win_from: str | None, card_src: int | None, after_forced: bool = False) -> None:
         """Settle a win by ``s`` on card ``c`` from ``card_src`` (001 §玩法规则, §打10胡胡牌规则,
         §翻上中下醒; docs/rules/guilin.md §Settlement)."""

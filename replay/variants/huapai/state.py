@@ -24,6 +24,8 @@ class HuapaiState(GameState):
     """A hand of 三精 / 五精 / 雙別桿 花牌. Construct with a decoded record, its ruleset, the variant
     id, its deck and its 精 characters."""
 
+    draw_result_extra = {"jing": None, "bao": None}
+
     def __init__(self, record, ruleset, variant: str, deck: Deck, jing: str) -> None:
         self.variant = variant
         self.deck = deck
@@ -322,13 +324,6 @@ class HuapaiState(GameState):
         return f"seat {s}'s best split with {self.code(c)} makes {sp.points} 胡, under the {sc.MIN_HU}-胡 minimum (002 §4)"
 
     # -- settlement --------------------------------------------------------------------------
-    def end_draw(self) -> None:
-        self.phase = Phase.OVER
-        self.win = None
-        self.outcome = {"outcome": "draw", "winner": None, "win_card": None, "from": None, "points": None,
-                        "hand_types": [], "jing": None, "units": 0, "breakdown": None, "bao": None,
-                        "scores": [0] * self.n}
-
     def end_win(self, s: int, c: int, src: int | None) -> None:
         """Settle a win by ``s`` on ``c``, discarded by ``src`` (None: 自摸, ``c`` already in hand).
 

@@ -32,6 +32,7 @@ class ShangdarenState(GameState):
 
     variant = "shangdaren"
     deck = SHANGDAREN
+    draw_result_extra = {"jing": None}
 
     def __init__(self, record, ruleset) -> None:
         super().__init__(record, ruleset)
@@ -256,13 +257,6 @@ class ShangdarenState(GameState):
                             f"seat {s} does not hold the cards to `{ev.act}` {SHANGDAREN.codes[c]}")
 
     # -- settlement --------------------------------------------------------------------------
-    def end_draw(self) -> None:
-        """荒庄: the wall is empty and the last discard was not claimed."""
-        self.phase = Phase.OVER
-        self.win = None
-        self.outcome = {"outcome": "draw", "winner": None, "win_card": None, "from": None, "points": None,
-                        "hand_types": [], "jing": None, "units": 0, "breakdown": None, "scores": [0] * self.n}
-
     def end_win(self, s: int, c: int, win_from: str, src: int | None, j: sc.Judgement) -> None:
         """Settle a win by ``s`` on ``c`` (002 §上大人 3: units = the class's 分; 自摸: each loser pays
         the units, 一人2分; 放炮: the discarder pays one share, or every share with ``fang_pao='all'``;

@@ -356,13 +356,6 @@ class GeziState(GameState):
             raise self.fail("illegal_action", "hua", "滑 adds one card to a 觀生 set: `cards` is omitted (spec §4 upgrade)")
 
     # -- settlement --------------------------------------------------------------------------
-    def end_draw(self) -> None:
-        """荒庄: the wall is empty and nobody won; nobody pays."""
-        self.phase = Phase.OVER
-        self.outcome = {"outcome": "draw", "winner": None, "win_card": None, "from": None, "points": None,
-                        "hand_types": [], "units": 0, "breakdown": None, "scores": [0] * self.n}
-        self.win = None
-
     def end_win(self, s: int, c: int | None, kind: str, src: int | None, j: sc.Judgement) -> None:
         """Settle a win by ``s`` (000 §計分規則). ``kind``: ``dianpao`` (抓衝: only the discarder pays
         one share), ``zimo`` / ``deal`` (each other seat pays one share, or three with ``zimo_pay =

@@ -27,6 +27,7 @@ class YuanjiangState(GameState):
 
     variant = V
     deck = ZIPAI
+    draw_result_extra = {"xing": None}
 
     def __init__(self, record, ruleset) -> None:
         super().__init__(record, ruleset)
@@ -276,13 +277,6 @@ class YuanjiangState(GameState):
             self.close_after_discard(w.src, w.card)
         self.to_draw(self.xia(w.src))
 
-    def to_draw(self, seat: int) -> None:
-        """``seat`` draws next, or 荒庄 when the wall is empty."""
-        if self.wall_left == 0:
-            self.end_draw()
-        else:
-            self.phase, self.turn = Phase.DRAW, seat
-
     def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
         """Do a claim: 胡 settles; 溜/飘 lay four and the 下家 draws (溜后不用出牌); 歪/碰/吃 lay three and
         the claimer discards next (吃 locks cards, 003 §玩法规则 4.3). Explicit passes close their cards."""
@@ -364,13 +358,6 @@ class YuanjiangState(GameState):
         return f"seat {s} cannot win" + (f" on {self.label(c)}" if c is not None else "") + f": {r.reason}"
 
     # -- settlement --------------------------------------------------------------------------
-    def end_draw(self) -> None:
-        """荒庄: nobody pays (003 §4 定庄: 荒庄下家坐庄)."""
-        self.phase = Phase.OVER
-        self.outcome = {"outcome": "draw", "winner": None, "win_card": None, "from": None, "points": None,
-                        "hand_types": [], "xing": None, "units": 0, "breakdown": None, "scores": [0] * self.n}
-        self.win = None
-
     def end_win(self, s: int, c: int | None, wf: str | None, src: int | None, tianhu: bool = False) -> None:
         """Settle a win by ``s`` on card ``c`` (docs/rules/yuanjiang_guihuzi.md §Settlement).
 
