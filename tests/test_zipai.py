@@ -142,3 +142,25 @@ def test_score_case_zipai_winning_card_triple_is_zero_and_fen_breakdown():
     assert g[("zero_triple", ("x3", "x3", "x3"))] == 0
     guilin = score_case({**case, "variant": "guilin"})
     assert guilin["points"] == 25  # guilin counts it as a 碰 (小 1)
+
+
+def _errs(rec: Record) -> list[tuple[str, int | None]]:
+    return [(e.code, e.step) for e in verdict(rec).errors]
+
+
+def test_zipai_tamper_battery(games):
+    # a 自摸 (not a forced 胡) with cards left in the wall (a 醒 was turned)
+    rec = next(r for r in games if r.result.outcome == "win" and r.result.from_ is None and r.result.xing.cards
+               and r.result.win_card is not None and len(r.actions) > 12)
+    acts = list(rec.actions)
+    i = next(k for k, a in enumerate(acts) if a.act == "draw" and not a.to_hand)
+    other = next(c for c in ("x1", "d1", "x2") if c != acts[i].card)
+    changed = acts[:i] + [msgspec.structs.replace(acts[i], card=other)] + acts[i + 1:]
+    assert _errs(msgspec.structs.replace(rec, actions=changed))[0] == ("wall_mismatch", i)
+    n = len(acts)
+    assert _errs(msgspec.structs.replace(rec, actions=acts[:n - 1], result=None)) == [("truncated", n - 1)]
+    assert _errs(msgspec.structs.replace(rec, actions=acts + [Event(seat=0, act="pass")]))[0] == ("trailing_actions", n)
+    for field, bad in (("points", rec.result.points + 1), ("units", rec.result.units + 1),
+                       ("scores", [s * 2 for s in rec.result.scores])):
+        v = verdict(msgspec.structs.replace(rec, result=msgspec.structs.replace(rec.result, **{field: bad})))
+        assert [(e.code, e.step) for e in v.errors] == [("result_mismatch", n - 1)] and f"result.{field}" in v.errors[0].message
