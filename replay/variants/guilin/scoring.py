@@ -207,9 +207,10 @@ def _best(counts: bytes, pairs: int, triple: int, triple_kind: str) -> tuple[int
     return best
 
 
-# A necessary condition checked before the search: every kind held must fit some group (a run,
-# 二七十, 搭, the winning triple, a pair). Count vectors become 160-bit integers with one byte
-# ("lane") per kind, so the test is a few shifts and ands over all kinds at once.
+# A necessary condition that best_points checks before the search (the claim windows ask about
+# hands that almost never win): every kind held must fit some group (a run, 二七十, 搭, the winning
+# triple, a pair). Count vectors become 160-bit integers with one byte ("lane") per kind, so the
+# test is a few shifts and ands over all kinds at once.
 _GE1 = bytes([0] + [1] * 255)  # translate table: lane = 1 where the count is ≥ 1
 _GE2 = bytes([0, 0] + [1] * 254)  # ... ≥ 2
 
