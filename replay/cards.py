@@ -78,6 +78,21 @@ class Deck:
         """Every card of the deck as canonical codes, in deck order."""
         return [c for c, n in zip(self.codes, self.copies) for _ in range(n)]
 
+    def held(self, hand: Iterable[int], melds: Iterable[tuple[str, Iterable[int]]]) -> list[int]:
+        """Count vector of a concealed ``hand`` (counts) plus the cards of its ``melds``
+        (``(kind, kinds)`` pairs), as a score case (spec §8) holds them.
+
+        :raises ValueError: more copies of a card than the deck has (the cards are named).
+        """
+        total = list(hand)
+        for _, cards in melds:
+            for k in cards:
+                total[k] += 1
+        over = [self.codes[k] for k, n in enumerate(total) if n > self.copies[k]]
+        if over:
+            raise ValueError(f"more copies than the deck holds: {', '.join(over)}")
+        return total
+
     def expand(self, counts: Iterable[int]) -> list[str]:
         """Codes of a count vector, in deck order."""
         return [self.codes[i] for i, n in enumerate(counts) for _ in range(n)]

@@ -513,12 +513,7 @@ def score_case(case: dict, rules) -> dict:
         if kind not in ("chi", "bi") and (len(set(cards)) != 1 or len(cards) != (4 if kind in FOUR_KINDS else 3)):
             raise ValueError(f"meld {m} is not a {kind}")
         melds.append((kind, cards))
-    total = list(hand)
-    for _, cards in melds:
-        for k in cards:
-            total[k] += 1
-    if any(n > 4 for n in total):
-        raise ValueError("more than four copies of a card")
+    total = ZIPAI.held(hand, melds)
     ctx = case.get("context") or {}
     win_from = case.get("win_from") or "discard"
     if win_from not in ("self", "discard", "flip"):

@@ -418,13 +418,7 @@ def score_case(case: dict, rules, cfg: Cfg) -> dict:
         if len(cards) != MELD_SIZES[kind] or lk in cards or len({KCHAR[k] for k in cards}) != 1:
             raise ValueError(f"meld {m} is not a {kind}: {MELD_SIZES[kind]} cards of one character, no 賴")
         melds.append((kind, sorted(cards)))  # canonical order: a case's card order never shows
-    total = list(hand)
-    for _, cards in melds:
-        for k in cards:
-            total[k] += 1
-    over = [deck.codes[k] for k, n in enumerate(total) if n > deck.copies[k]]
-    if over:
-        raise ValueError(f"more copies than the deck holds: {', '.join(over)}")
+    total = deck.held(hand, melds)
     win_from = case.get("win_from") or "discard"
     if win_from not in ("self", "discard"):
         raise ValueError("win_from is self or discard (花牌 has no flips)")

@@ -340,9 +340,7 @@ def score_case(case: dict, rules: Any) -> dict:
     context keys of its own). :raises ValueError: malformed case (the message says what)."""
     hand = SHANGDAREN.counts(case.get("hand") or [])
     melds = parse_melds(case.get("melds") or [])
-    total = held_counts(hand, melds, None)
-    if any(n > 4 for n in total):
-        raise ValueError("more than four copies of a card")
+    total = SHANGDAREN.held(hand, melds)
     win_from = case.get("win_from") or "discard"
     if win_from not in ("self", "discard"):
         raise ValueError("win_from is self or discard (shangdaren has no flips)")

@@ -294,13 +294,7 @@ def score_case(case: dict, rules) -> dict:
                 hand[k] += 1
             continue
         melds.append((kind, cards))
-    total = list(hand)
-    for _, cards in melds:
-        for k in cards:
-            total[k] += 1
-    bad = [HUAPAI.codes[k] for k in range(N_KINDS) if total[k] > HUAPAI.copies[k]]
-    if bad:
-        raise ValueError(f"more copies than the deck holds: {', '.join(bad)}")
+    total = HUAPAI.held(hand, melds)
     win_from = case.get("win_from") or "discard"
     if win_from not in ("self", "discard"):
         raise ValueError("win_from is self or discard (tongcheng_gezi has no flips)")

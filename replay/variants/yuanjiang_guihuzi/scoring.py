@@ -353,12 +353,7 @@ def score_case(case: dict, rules) -> dict:
         else:
             raise ValueError(f"meld kind {kind!r} is not a yuanjiang_guihuzi meld (chi, peng, wai, liu, piao, kan)")
         melds.append((kind, cards))
-    total = list(hand)
-    for _, cards in melds:
-        for k in cards:
-            total[k] += 1
-    if any(n > 4 for n in total):
-        raise ValueError("more than four copies of a card")
+    total = ZIPAI.held(hand, melds)
     ctx = case.get("context") or {}
     win_from = case.get("win_from") or "self"
     if win_from not in ("self", "discard", "flip"):
