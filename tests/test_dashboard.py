@@ -16,6 +16,8 @@ import polars as pl
 import pytest
 import typer
 from streamlit.testing.v1 import AppTest
+
+from apptest_util import open_page, page_text
 from typer.testing import CliRunner
 
 from dashboards import audit as audit_mod
@@ -142,26 +144,13 @@ def rejects_only(tmp_path_factory) -> Path:
     return root
 
 
-def _open(monkeypatch, warehouse: Path | None, page: str, **params: str) -> AppTest:
-    if warehouse is None:
-        monkeypatch.delenv("PAIPU_WAREHOUSE", raising=False)
-    else:
-        monkeypatch.setenv("PAIPU_WAREHOUSE", str(warehouse))
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
-    if page != PAGES[0]:
-        at.switch_page(page)
-    for k, v in params.items():
-        at.query_params[k] = v
-    if page != PAGES[0] or params:
-        at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+def _open(monkeypatch, warehouse, page: str, **params: str) -> AppTest:
+    return open_page(monkeypatch, warehouse, page, timeout=TIMEOUT, **params)
 
 
 def _text(at: AppTest) -> str:
-    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "title",
-                                  "subheader", "code") for e in getattr(at, kind)]
-    return "\n".join(str(p) for p in parts)
+    return page_text(at, code=True)
+
 
 
 def _metrics(at: AppTest) -> dict[str, str]:

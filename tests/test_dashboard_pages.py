@@ -10,6 +10,8 @@ import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest_util import open_page, page_text
+
 import demo_warehouse
 from analytics.views import connect
 from dashboards import players
@@ -55,23 +57,13 @@ def rejects_only(tmp_path_factory) -> Path:
     return root / "wh"
 
 
-def _open(monkeypatch, warehouse: Path, page: str, **params: str) -> AppTest:
-    monkeypatch.setenv("PAIPU_WAREHOUSE", str(warehouse))
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
-    if page != PAGES[0]:
-        at.switch_page(page)
-    for k, v in params.items():
-        at.query_params[k] = v
-    if page != PAGES[0] or params:
-        at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+def _open(monkeypatch, warehouse, page: str, **params: str) -> AppTest:
+    return open_page(monkeypatch, warehouse, page, timeout=TIMEOUT, **params)
 
 
 def _text(at: AppTest) -> str:
-    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "title",
-                                  "subheader") for e in getattr(at, kind)]
-    return "\n".join(str(p) for p in parts)
+    return page_text(at)
+
 
 
 def _metrics(at: AppTest) -> dict[str, str]:
