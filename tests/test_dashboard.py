@@ -25,7 +25,6 @@ from dashboards import data
 from dashboards.cli import audit_cmd
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = ROOT / "dashboards" / "app.py"
 EXAMPLE = (ROOT / "data" / "guilin-short.jsonl").read_text(encoding="utf-8").strip()
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 PAGES = ["screens/overview.py", "screens/hand_types.py", "screens/audit.py"]

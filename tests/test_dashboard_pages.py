@@ -16,8 +16,6 @@ import demo_warehouse
 from analytics.views import connect
 from dashboards import players
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = ROOT / "dashboards" / "app.py"
 TIMEOUT = 60
 PAGES = ["screens/overview.py", "screens/hand_types.py", "screens/tuning.py", "screens/fairness.py",
          "screens/audit.py", "screens/collusion.py", "screens/player.py", "screens/leaderboard.py",
