@@ -13,8 +13,8 @@ Spec: ../shared/spec/log-format.md §4 (events, passes, forced acts, priority),
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from replay.cards import Deck
 from replay.errors import RuleViolation
@@ -53,16 +53,47 @@ class Option:
     rule: str
 
 
-@dataclass
 class Window:
     """A card open to claims: ``card`` (kind), ``src`` (the seat that flipped or discarded it),
-    ``kind`` (``flip``, ``discard`` or ``start``), its options and the seats that passed explicitly."""
+    ``kind`` (``flip``, ``discard`` or ``start``), its options and the seats that passed explicitly.
 
-    card: int
-    src: int
-    kind: str
-    options: list[Option]
-    passed: set[int] = field(default_factory=set)
+    Options may be given at once (``options``) or built on first use (``build``): most windows
+    close with no claim, and then only :attr:`closing` is needed — the options that matter when
+    every seat passes (forced ones, and ones whose implicit pass has an effect), which a variant
+    can build more cheaply (``closing``; e.g. without the win checks of non-forced 胡). Both
+    builders run while the window is open, so they see the state the window opened on.
+    """
+
+    __slots__ = ("card", "src", "kind", "passed", "_options", "_build", "_closing", "_closing_options")
+
+    def __init__(self, card: int, src: int, kind: str, options: list[Option] | None = None, *,
+                 build: Callable[[], list[Option]] | None = None,
+                 closing: Callable[[], list[Option]] | None = None) -> None:
+        if (options is None) == (build is None):
+            raise TypeError("give a window its options or a builder, not both")
+        self.card, self.src, self.kind = card, src, kind
+        self.passed: set[int] = set()
+        self._options, self._build, self._closing = options, build, closing
+        self._closing_options: list[Option] | None = None
+
+    @property
+    def options(self) -> list[Option]:
+        """Every seat's options (built on first use)."""
+        if self._options is None:
+            assert self._build is not None
+            self._options = self._build()
+            self._build = self._closing = None
+        return self._options
+
+    @property
+    def closing(self) -> list[Option]:
+        """The options that matter when the window closes with no claim: every forced option and
+        every option whose implicit pass changes the state. :attr:`options` when already built."""
+        if self._options is not None or self._closing is None:
+            return self.options
+        if self._closing_options is None:
+            self._closing_options = self._closing()
+        return self._closing_options
 
     def of(self, seat: int) -> list[Option]:
         """The options of ``seat`` still open."""
@@ -74,7 +105,7 @@ class Window:
 
     def forced_open(self) -> list[Option]:
         """Forced options of seats that have not acted."""
-        return [o for o in self.options if o.forced and o.seat not in self.passed]
+        return [o for o in self.closing if o.forced and o.seat not in self.passed]
 
 
 def event_key(ev: Event, deck: Deck) -> tuple:

@@ -426,3 +426,53 @@ def test_check_dealer_sequence():
     assert "round 2" in probs[0] and "seat 0 won" in probs[0]
     assert "round 3" in probs[1] and "seat 2" in probs[1]  # after 荒庄 the dealer's 下家 (1+1)
     assert "missing" in probs[2] and "logged twice" in probs[3]
+
+
+# -- the fast shape test agrees with the full split search -------------------------------------------
+
+def _hands_for_shape(seed: int, n: int) -> list[list[int]]:
+    """Count vectors of 2..20 cards: half built from sentences, 坎 and one 门子 (mostly winning
+    shapes), half random (mostly not), all within four copies per kind."""
+    import random
+
+    from replay.variants.yuanjiang_guihuzi import scoring as ysc
+
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        c = [0] * 20
+        if len(out) % 2:
+            for k in rng.sample([k for k in range(20) for _ in range(4)], rng.choice([2, 5, 8, 11, 14, 17, 20])):
+                c[k] += 1
+        else:
+            for _ in range(rng.randrange(7)):
+                g = rng.choice(ysc.SENTENCES) if rng.random() < 0.7 else (rng.randrange(20),) * 3
+                for k in g:
+                    c[k] += 1
+            for k in rng.choice([(rng.randrange(20),) * 2, *ysc.MENZI2]):
+                c[k] += 1
+        if max(c) <= 4:
+            out.append(c)
+    return out
+
+
+def test_can_split_agrees_with_the_split_search():
+    """``_can_split`` (existence only, memoised on bytes) answers exactly ``bool(_splits(...))`` —
+    on 4,000 hands of which the built half are mostly winning shapes."""
+    from replay.variants.yuanjiang_guihuzi import scoring as ysc
+
+    hands = _hands_for_shape(7, 4000)
+    wins = 0
+    for c in hands:
+        want = bool(ysc._splits(tuple(c), -1, "", False, 1))
+        assert ysc._can_split(bytes(c), 1) is want, c
+        wins += want
+    assert 1000 < wins < 3000  # both answers are well represented
+    # a known shape: 小一二三 + 小四四四 (坎) + 小五五 (门子 对) → a split; swap the pair for 小五六 → still one (门子)
+    h = [0] * 20
+    for k in (0, 1, 2, 3, 3, 3, 4, 4):
+        h[k] += 1
+    assert ysc._can_split(bytes(h), 1)
+    h[4] -= 1
+    h[7] += 1  # 小五 小八: no sentence holds both
+    assert not ysc._can_split(bytes(h), 1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import combinations_with_replacement
+from operator import itemgetter
 from typing import Any
 
 from replay.cards import ZIPAI
@@ -39,6 +40,51 @@ def _own(shape: tuple[int, int, int], c: int) -> tuple[int, ...]:
 # that order; and the translate table of free() (3 or 4 alike are locked: read as 0).
 OWN_WITH: dict[int, tuple[tuple[int, ...], ...]] = {c: tuple(_own(s, c) for s in SHAPES_WITH[c]) for c in range(20)}
 _FREE = bytes([0, 1, 2] + [0] * 253)
+_NEAR_GET = {c: itemgetter(*sorted({k for sh in SHAPES_WITH[c] for k in sh})) for c in range(20)}
+"""Per card, the free counts that decide its 吃 (the kinds sharing a shape with it): the memo key."""
+_CHI_MEMO: dict[tuple, list] = {}
+
+
+def _chi_choices(c: int, free: bytes, total: int, blocks: bool) -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
+    """:meth:`GuilinState.chi_choices` on free counts ``free`` (``total`` free cards, capped at 12)."""
+    out = []
+    for own in OWN_WITH[c]:
+        a, b = own
+        if free[a] < (2 if a == b else 1) or free[b] < 1:
+            continue
+        rest = list(free)
+        rest[a] -= 1
+        rest[b] -= 1
+        if not rest[c]:  # no copy of c left: no 比 owed
+            if total - 2:  # a card is left to discard
+                out.append((own, ()))
+            continue
+        for bi, left in _bi_sets(rest, c):
+            if left[c] and blocks:
+                continue
+            if total - 2 - 3 * len(bi) == 0:
+                continue  # no card left to discard
+            out.append((own, bi))
+    return out if len(out) < 2 else sorted(set(out))
+
+
+def _bi_sets(rest: list[int], c: int) -> list[tuple[tuple[tuple[int, ...], ...], list[int]]]:
+    """Maximal sets of 比 groups removing copies of ``c`` from ``rest``."""
+    if not rest[c]:
+        return [((), rest)]
+    out = []
+    for shape in SHAPES_WITH[c]:
+        r = rest.copy()
+        ok = True
+        for k in shape:
+            r[k] -= 1
+            ok &= r[k] >= 0
+        if ok:
+            for more, left in _bi_sets(r, c):
+                out.append((tuple(sorted((shape, *more))), left))
+    if not out:  # this copy forms no shape: no 比 owed for it
+        return [((), rest)]
+    return out
 
 
 @lru_cache(maxsize=64)
@@ -98,7 +144,7 @@ class GuilinState(GameState):
 
     def meld_of(self, seat: int, card: int, kinds: tuple[str, ...]) -> int | None:
         for i, (k, cards) in enumerate(self.melds[seat]):
-            if cards[0] == card and k in kinds and len(set(cards)) == 1:
+            if cards[0] == card and cards[-1] == card and k in kinds:  # sorted cards: all alike
                 return i
         return None
 
@@ -134,8 +180,12 @@ class GuilinState(GameState):
                 out.append(Option(seat, "hu", (R_HU, pos), False, [Event(seat=seat, act="hu")], "qi_shou_hu"))
         return out
 
-    def window_options(self, card: int, src: int, kind: str) -> list[Option]:
-        """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``."""
+    def window_options(self, card: int, src: int, kind: str, full: bool = True) -> list[Option]:
+        """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``.
+
+        ``full=False`` gives the window's closing options (:attr:`Window.closing`): 胡 only where it
+        is forced (放炮必胡), and a 吃 option without its events (only whether one exists matters
+        when nobody claims: it makes the card 臭)."""
         out: list[Option] = []
         c = card
         code = ZIPAI.codes[c]
@@ -152,7 +202,7 @@ class GuilinState(GameState):
                 act = "guo_sao" if c in self.peng_passed[d] else "sao"
                 return [Option(d, act, (R_SAO, 0), True, [Event(seat=d, act=act, card=code, cards=[code] * 2)], act)]
         order = _claim_order(self.n, src, flip)
-        dian_pao_ok = flip or self.dian_pao_ok
+        dian_pao_ok = (flip or self.dian_pao_ok) and (full or (not flip and self.rules["fang_pao_bi_hu"]))
         for pos, s in enumerate(order):
             wf = "self" if s == src else ("flip" if flip else "discard")
             if dian_pao_ok and self.can_win(s, c, wf):
@@ -179,6 +229,10 @@ class GuilinState(GameState):
         for pos, s in enumerate(chi_seats):
             if c in self.chou[s]:
                 continue
+            if not full:
+                if self.chi_choices(s, c):
+                    out.append(Option(s, "chi", (R_CHI, pos), False, [], "chi"))
+                continue
             evs = [Event(seat=s, act="chi", card=code, cards=[codes[own[0]], codes[own[1]]],
                          bi=[_codes(g) for g in bi] if bi else None)
                    for own, bi in self.chi_choices(s, c)]
@@ -187,52 +241,25 @@ class GuilinState(GameState):
         return out
 
     def chi_choices(self, seat: int, c: int) -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
-        """Legal 吃 of ``c``: (own two cards, 比 groups). 下比 (001 §技巧攻略 下张): every copy of
-        ``c`` left in hand that can still form a 吃 shape must be shown in a 比 group."""
+        """Legal 吃 of ``c``: (own two cards, 比 groups), sorted. 下比 (001 §技巧攻略 下张): every
+        copy of ``c`` left in hand that can still form a 吃 shape must be shown in a 比 group.
+        The answer depends only on the free counts of the kinds sharing a shape with ``c`` and on
+        how many free cards there are (≥ 12 all alike): memoised on those (:func:`_chi_choices`)."""
         free = bytes(self.hands[seat]).translate(_FREE)
-        total = sum(free)
-        blocks = self.bi_blocks
-        out = []
-        for own in OWN_WITH[c]:
-            a, b = own
-            if free[a] < (2 if a == b else 1) or free[b] < 1:
-                continue
-            rest = list(free)
-            rest[a] -= 1
-            rest[b] -= 1
-            if not rest[c]:  # no copy of c left: no 比 owed
-                if total - 2:  # a card is left to discard
-                    out.append((own, ()))
-                continue
-            for bi, left in self._bi_sets(rest, c):
-                if left[c] and blocks:
-                    continue
-                if total - 2 - 3 * len(bi) == 0:
-                    continue  # no card left to discard
-                out.append((own, bi))
-        return out if len(out) < 2 else sorted(set(out))
-
-    def _bi_sets(self, rest: list[int], c: int) -> list[tuple[tuple[tuple[int, ...], ...], list[int]]]:
-        """Maximal sets of 比 groups removing copies of ``c`` from ``rest``."""
-        if not rest[c]:
-            return [((), rest)]
-        out = []
-        for shape in SHAPES_WITH[c]:
-            r = rest.copy()
-            ok = True
-            for k in shape:
-                r[k] -= 1
-                ok &= r[k] >= 0
-            if ok:
-                for more, left in self._bi_sets(r, c):
-                    out.append((tuple(sorted((shape, *more))), left))
-        if not out:  # this copy forms no shape: no 比 owed for it
-            return [((), rest)]
-        return out
+        key = (c, _NEAR_GET[c](free), min(sum(free), 12), self.bi_blocks)
+        got = _CHI_MEMO.get(key)
+        if got is None:
+            if len(_CHI_MEMO) > 200_000:
+                _CHI_MEMO.clear()
+            got = _CHI_MEMO[key] = _chi_choices(c, free, key[2], self.bi_blocks)
+        return got
 
     # -- events ----------------------------------------------------------------------------
     def open_window(self, card: int, src: int, kind: str) -> None:
-        self.window = Window(card, src, kind, self.window_options(card, src, kind))
+        # Built lazily: most windows close unclaimed, and then a 胡 that is not forced changes
+        # nothing, so the closing options skip every seat's win check (the most costly part).
+        self.window = Window(card, src, kind, build=lambda: self.window_options(card, src, kind),
+                             closing=lambda: self.window_options(card, src, kind, full=False))
         self.phase = Phase.WINDOW
 
     def on_draw(self, ev: Event) -> None:
@@ -296,7 +323,7 @@ class GuilinState(GameState):
         if w.kind == "start":
             self.phase, self.turn = Phase.DISCARD, self.dealer
             return
-        for o in w.options:  # implicit passes
+        for o in w.closing:  # implicit passes
             if o.act == "chi":
                 self.chou[o.seat].add(w.card)  # 能吃而未吃 → 臭牌
             if o.act == "peng":

@@ -162,7 +162,9 @@ class ShangdarenState(GameState):
                 raise self.fail("illegal_action", "shangdaren.discard", f"seat {s} holds no {SHANGDAREN.codes[c]} to discard")
             h[c] -= 1
             self.drawn = None
-            self.window = Window(c, s, "discard", self.window_options(c, s))
+            # built lazily: no option of a discard window is forced or changes the state when passed,
+            # so a window nobody claims closes without anyone's options (most windows; speed only)
+            self.window = Window(c, s, "discard", build=lambda: self.window_options(c, s), closing=list)
             self.phase = Phase.WINDOW
             return
         if ev.act == "mao":

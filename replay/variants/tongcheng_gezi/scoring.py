@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from replay.cards import HUAPAI, HUAPAI_CHARS, HUAPAI_RED
+from replay.split import split_test
 
 N_KINDS = len(HUAPAI.codes)  # 27
 N_CHARS = len(HUAPAI_CHARS)  # 22
@@ -91,12 +92,13 @@ def group_gezi(kind: str, cards: Sequence[int]) -> int:
     return group_bonus(kind, cards) + sum(CARD_GEZI[k] for k in cards)
 
 
+# Per character, its kinds as (plain, 花 or -1): chars_of in one pass over characters.
+_CHAR_KINDS = tuple((KINDS_OF[ch][0], KINDS_OF[ch][1] if len(KINDS_OF[ch]) > 1 else -1) for ch in range(N_CHARS))
+
+
 def chars_of(counts: Sequence[int]) -> list[int]:
     """The 22-character count vector of a 27-kind count vector."""
-    out = [0] * N_CHARS
-    for k, n in enumerate(counts):
-        out[CHAR_OF[k]] += n
-    return out
+    return [counts[a] + counts[b] if b >= 0 else counts[a] for a, b in _CHAR_KINDS]
 
 
 @lru_cache(maxsize=400_000)
@@ -263,6 +265,22 @@ def judge(concealed: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], 
     if not readings:
         return Judgement(False, reason, shape_groups, shape_pts, from_cards, shape_melds, None, 0, 0)
     return max(readings, key=lambda r: r[0])[1]
+
+
+def may_win(concealed: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]]) -> bool:
+    """False when :func:`judge` must find no win for want of a shape: neither 六句半 (the cards
+    make six groups and a 半句) nor 十對 (no melds, ten pairs of characters) can be read. True
+    means only that judge must be asked (the 個子 minimum may still fail). Speed only: the claim
+    windows ask every seat about every discard, and almost no hand has a shape."""
+    cc = chars_of(concealed)
+    total = sum(cc)
+    if not melds and total == 20 and not any(n % 2 for n in cc):
+        return True
+    return total % 3 == 2 and len(melds) + (total - 2) // 3 == 6 and _can_split(bytes(cc), 1)
+
+
+# Whether ``_best(counts, half)`` is not None (a split into 坎/句 and ``half`` 半句 exists).
+_can_split = split_test(JU_FROM, HALF_PARTNERS)
 
 
 def hua_cards(held: Sequence[int]) -> int:

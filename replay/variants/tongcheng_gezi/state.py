@@ -80,6 +80,14 @@ class GeziState(GameState):
             h[extra] += 1
         return sc.judge(h, self.melds[seat], self.n, self.rules["special_base"], self.rules["shidui_four"])
 
+    def wins(self, seat: int, extra: int | None = None) -> bool:
+        """``judge(seat, extra).win``, without judging hands that have no shape (:func:`sc.may_win`)."""
+        h = self.hands[seat]
+        if extra is not None:
+            h = list(h)
+            h[extra] += 1
+        return sc.may_win(h, self.melds[seat]) and self.judge(seat, extra).win
+
     def _key(self, rank: int, pos: int) -> tuple[int, int]:
         if rank == R_JIAN:  # 撿 is last, whatever the order (000 §操作規則 撿)
             return (R_JIAN, 0) if self.rules["claim_order"] == "hu_first" else (self.n, 0)
@@ -102,7 +110,7 @@ class GeziState(GameState):
         order = [(src + i) % self.n for i in range(1, self.n)]
         wall = self.wall_left > 0
         for pos, s in enumerate(order):
-            if self.judge(s, c).win:  # 抓衝: any seat may win on a discard (000 §胡牌規則)
+            if self.wins(s, c):  # 抓衝: any seat may win on a discard (000 §胡牌規則)
                 out.append(Option(s, "hu", self._key(R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "tongcheng_gezi.hu"))
             if not wall:
                 continue
@@ -125,7 +133,7 @@ class GeziState(GameState):
         hand), 觀生, 滑 (with a card left to replace them), and every discard."""
         evs: list[Event] = []
         h = self.hands[s]
-        if self.can_hu and self.judge(s).win:
+        if self.can_hu and self.wins(s):
             card = CODES[self.last_draw] if self.can_hu == "draw" and self.last_draw is not None else None
             evs.append(Event(seat=s, act="hu", card=card))
         if self.wall_left > 0:
@@ -140,7 +148,10 @@ class GeziState(GameState):
     # -- events ----------------------------------------------------------------------------
     def open_window(self, card: int, src: int) -> None:
         """Open the discard to claims; the last discard nobody can 胡 ends the hand at once (荒庄)."""
-        w = Window(card, src, "discard", self.window_options(card, src))
+        if self.wall_left == 0:
+            w = Window(card, src, "discard", self.window_options(card, src))
+        else:  # built lazily: no option is forced or changes the state when passed (speed only)
+            w = Window(card, src, "discard", build=lambda: self.window_options(card, src), closing=list)
         if not w.options and self.wall_left == 0:
             self.window_closed(w)
             return

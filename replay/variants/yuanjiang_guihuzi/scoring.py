@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from replay.cards import ZIPAI
+from replay.split import split_test
 
 # 003 §2: 二七十、贰柒拾为红色
 RED = frozenset(k for k in range(20) if k % 10 in (1, 6, 9))
@@ -195,8 +196,18 @@ def shape_ok(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
         return True
     if sum(counts) % 3 != 2:
         return False
-    return bool(_splits(tuple(counts), -1 if w is None else w, wmode if w is not None else "",
-                        w is not None and hand[w] >= 3, 1))
+    return _can_split(bytes(counts), 1)
+
+
+# For :func:`_can_split`: the sentences starting at each kind, and each kind's higher 门子 partners.
+_SENT_FROM = {i: tuple(s for s in SENTENCES if s[0] == i) for i in range(20)}
+_MENZI_UP = {i: tuple(j for j in range(i + 1, 20) if (i, j) in MENZI2) for i in range(20)}
+
+
+# Whether counts split into 3-card groups plus ``menzi`` 门子 — ``bool(_splits(...))`` without the
+# features: a group's kind (坎/歪/碰, 顺子/二七十) never changes whether a split exists, so the
+# winning card and its mode drop out of the key.
+_can_split = split_test([_SENT_FROM[i] for i in range(20)], [_MENZI_UP[i] for i in range(20)])
 
 
 def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w: int | None, wmode: str,

@@ -110,8 +110,9 @@ class YuanjiangState(GameState):
         return out
 
     # -- options ---------------------------------------------------------------------------
-    def window_options(self, card: int, src: int, kind: str) -> list[Option]:
-        """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``."""
+    def window_options(self, card: int, src: int, kind: str, wins: bool = True) -> list[Option]:
+        """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``;
+        ``wins=False`` leaves out the 胡 (the closing options: a passed 胡 closes nothing)."""
         out: list[Option] = []
         c, code, flip = card, ZIPAI.codes[card], kind == "flip"
         if flip:  # the drawer's own acts on its own flip (003 §名词解析 ③ ④ ⑤)
@@ -131,7 +132,7 @@ class YuanjiangState(GameState):
                     out.append(Option(d, "wai", (R_OWN, 0), False,
                                       [Event(seat=d, act="wai", card=code, cards=[code] * 2)], f"{V}.wai"))
         order = [(src + i) % self.n for i in range(self.n)]
-        if flip:  # 只可胡自己或别人摸出来的牌; the drawer first, then turn order (spec §4)
+        if flip and wins:  # 只可胡自己或别人摸出来的牌; the drawer first, then turn order (spec §4)
             for pos, s in enumerate(order):
                 if self.can_win(s, c, "self" if s == src else "flip"):
                     out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], f"{V}.hu"))
@@ -167,7 +168,10 @@ class YuanjiangState(GameState):
     # -- events ----------------------------------------------------------------------------
     def open_window(self, card: int, src: int, kind: str) -> None:
         """Open the claim window on ``card`` flipped or discarded by ``src``."""
-        self.window = Window(card, src, kind, self.window_options(card, src, kind))
+        # built lazily: a window nobody claims needs no win checks (no 胡 is forced; passing one
+        # closes nothing), which is most windows (speed only)
+        self.window = Window(card, src, kind, build=lambda: self.window_options(card, src, kind),
+                             closing=lambda: self.window_options(card, src, kind, wins=False))
         self.phase = Phase.WINDOW
 
     def on_draw(self, ev: Event) -> None:
@@ -270,7 +274,7 @@ class YuanjiangState(GameState):
     def window_closed(self, w: Window) -> None:
         """Nobody claimed: every option counts as passed; the card joins the river (a flip as the
         drawer's discard) and the source's 下家 draws, or the hand is drawn when the wall is empty."""
-        for o in w.options:  # implicit passes
+        for o in w.closing:  # implicit passes
             self.passed(o, w.card)
         self.river[w.src].append(w.card)
         if w.kind == "flip":  # an unclaimed flip counts as the drawer's discard (spec §4)
