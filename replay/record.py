@@ -153,10 +153,18 @@ def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return seen
 
 
-def _repeated_key(raw: bytes | str) -> str | None:
-    """The first key repeated inside one JSON object of ``raw``, or None (stdlib parse: msgspec
-    has no such check)."""
-    if b'"' not in (raw if isinstance(raw, bytes) else raw.encode()):
+def _repeated_key(raw: bytes | str, obj: Any = None) -> str | None:
+    """The first key repeated inside one JSON object of ``raw``, or None (msgspec has no such check).
+
+    ``obj``: ``raw`` as msgspec decoded it. When encoding it again gives back ``raw`` byte for byte
+    (compact JSON, as our simulator and most servers write it), no key was dropped, so none was
+    repeated: that answer costs one encode. Any other line is parsed again with the standard
+    library, which reports repeated keys.
+    """
+    b = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
+    if b'"' not in b:
+        return None
+    if obj is not None and msgspec.json.encode(obj) == b.strip():
         return None
     try:
         json.loads(raw, object_pairs_hook=_no_repeats)
@@ -183,7 +191,7 @@ def decode_record(raw: bytes | str) -> Record:
         raise RuleViolation("bad_json", "paipu.json", "JSON nested too deeply") from None
     if not isinstance(obj, dict):
         raise RuleViolation("bad_json", "paipu.json", f"a record is one JSON object, got {type(obj).__name__}")
-    dup = _repeated_key(raw)
+    dup = _repeated_key(raw, obj)
     if dup is not None:  # msgspec keeps the last value silently; a repeated key makes a record ambiguous
         raise RuleViolation("bad_json", "paipu.duplicate_key",
                             f"key `{dup}` appears twice in one object; the record is ambiguous")
