@@ -55,3 +55,21 @@ def test_real_2017_deals_are_the_80_card_deck_and_play_out_valid():
     for r, d in zip(recs, deals):
         assert r.deal.hands == d["hands"] and r.deal.wall == d["wall"]
         assert replay_line(msgspec.json.encode(r)).verdict.valid
+
+
+def test_a_repeated_key_is_bad_json_whether_compact_or_spaced():
+    """spec §6: a key twice in one object makes the record ambiguous → ``bad_json`` with rule
+    ``paipu.duplicate_key``, in compact lines (the fast re-encode check) and spaced ones (the
+    stdlib re-parse) alike; the same record without the repeat replays valid."""
+    rec = next(iter(simulate("guilin", 1, 3, bots="random")))
+    compact = msgspec.json.encode(rec)
+    assert replay_line(compact).verdict.valid
+    dup_top = compact.replace(b'"dealer":', b'"dealer":0,"dealer":', 1)
+    spaced = json.dumps(json.loads(compact), separators=(", ", ": ")).encode()
+    dup_event = compact.replace(b'{"seat":', b'{"seat":0,"seat":', 1)
+    for line, key in ((dup_top, "dealer"), (dup_event, "seat"),
+                      (spaced.replace(b'"dealer": ', b'"dealer": 0, "dealer": ', 1), "dealer")):
+        v = replay_line(line).verdict
+        assert not v.valid and [e.code for e in v.errors] == ["bad_json"], line[:120]
+        assert v.errors[0].rule == "paipu.duplicate_key"
+        assert f"`{key}`" in v.errors[0].message
