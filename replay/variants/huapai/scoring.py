@@ -23,6 +23,7 @@ from itertools import combinations_with_replacement
 from typing import Sequence
 
 from replay.cards import HUAPAI, HUAPAI_CHARS, HUAPAI_RED, Deck
+from replay.split import split_test
 
 MIN_HU = 17  # 002 §4: 至少有17個胡
 FEN_STEP = 5  # 002 §5: 逢5進1
@@ -135,44 +136,15 @@ def fen(points: int) -> int:
 
 
 # -- shape feasibility (characters only; flowers do not change shapes) -------------------------
-@lru_cache(maxsize=400_000)
-def shape_ok(chars: tuple[int, ...], placed: bool = False) -> bool:
+_can_split = split_test([JU_FROM[c] for c in range(22)], [TT_PARTNERS[c] for c in range(22)], alike=(3, 4, 5))
+
+
+def shape_ok(chars: Sequence[int], placed: bool = False) -> bool:
     """Whether character counts (22) split into 句/坎/扎/泛 plus exactly one 聽頭 (002 §4).
 
-    ``placed``: the 聽頭 is already taken. Lowest character first, memoised.
+    ``placed``: the 聽頭 is already taken. Lowest character first, memoised (:mod:`replay.split`).
     """
-    i = next((c for c, n in enumerate(chars) if n), -1)
-    if i < 0:
-        return placed
-    r = chars[i]
-    rest = list(chars)
-    for n in (3, 4, 5):
-        if r >= n:
-            rest[i] = r - n
-            if shape_ok(tuple(rest), placed):
-                return True
-    rest[i] = r
-    for t in JU_FROM[i]:
-        if chars[t[1]] and chars[t[2]]:
-            rest2 = list(chars)
-            for x in t:
-                rest2[x] -= 1
-            if shape_ok(tuple(rest2), placed):
-                return True
-    if not placed:
-        if r >= 2:
-            rest[i] = r - 2
-            if shape_ok(tuple(rest), True):
-                return True
-            rest[i] = r
-        for k in TT_PARTNERS[i]:
-            if chars[k]:
-                rest2 = list(chars)
-                rest2[i] -= 1
-                rest2[k] -= 1
-                if shape_ok(tuple(rest2), True):
-                    return True
-    return False
+    return _can_split(bytes(chars), 0 if placed else 1)
 
 
 # -- valued search (kinds; 花 of non-精 characters merged into the plain kind) ------------------
@@ -270,6 +242,10 @@ def _lai_kind(deck: Deck) -> int | None:
     return deck.codes.index(LAI) if LAI in deck.codes else None
 
 
+# Per character, its kinds as (plain, 花 or -1): character counts in one pass over characters.
+_CHAR_KINDS = tuple((PLAIN[ch], HUA.get(ch, -1)) for ch in range(22))
+
+
 def _readings(hand: Sequence[int], win_card: int | None, cfg: Cfg):
     """Every reading of the concealed cards plus ``win_card``, one per way to read the 賴 as 花三,
     花五 or 花七: ``(賴 characters, natural kind counts (27), character counts (22))``."""
@@ -282,10 +258,7 @@ def _readings(hand: Sequence[int], win_card: int | None, cfg: Cfg):
         kinds = conc[:N_KIND]
         for ch in assign:
             kinds[HUA[ch]] += 1  # 賴 = a flowered 精 (代花三五七)
-        chars = [0] * 22
-        for x, n in enumerate(kinds):
-            chars[KCHAR[x]] += n
-        yield assign, kinds, tuple(chars)
+        yield assign, kinds, tuple([kinds[a] + kinds[b] if b >= 0 else kinds[a] for a, b in _CHAR_KINDS])
 
 
 def best_split(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], win_card: int | None,
