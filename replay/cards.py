@@ -38,7 +38,10 @@ class Deck:
     aliases: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_index", {c: i for i, c in enumerate(self.codes)})
+        index = {c: i for i, c in enumerate(self.codes)}
+        # every accepted spelling (canonical codes and aliases) → kind: one lookup per card
+        lookup = {**{a: index[c] for a, c in self.aliases.items() if c in index}, **index}
+        object.__setattr__(self, "_index", lookup)
 
     @property
     def size(self) -> int:
@@ -52,10 +55,6 @@ class Deck:
         """
         idx = self._index.get(code)  # type: ignore[attr-defined]
         if idx is None:
-            canon = self.aliases.get(code)
-            if canon is not None:
-                idx = self._index.get(canon)  # type: ignore[attr-defined]
-        if idx is None:
             raise UnknownCard(f"`{code}` is not a card of the {self.family} deck")
         return idx
 
@@ -66,8 +65,12 @@ class Deck:
     def counts(self, cards: Iterable[str]) -> list[int]:
         """Count vector of ``cards`` (codes). :raises UnknownCard:"""
         v = [0] * len(self.codes)
+        get = self._index.get  # type: ignore[attr-defined]
         for c in cards:
-            v[self.index(c)] += 1
+            i = get(c)
+            if i is None:
+                self.index(c)  # raises UnknownCard
+            v[i] += 1
         return v
 
     def full_counts(self) -> list[int]:

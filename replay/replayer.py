@@ -69,17 +69,19 @@ def _record_checks(rec: Record, spec: variants.VariantSpec) -> list[RuleViolatio
     if len(rec.deal.hands) != n:
         errs.append(RuleViolation("schema", "paipu.deal", f"deal.hands has {len(rec.deal.hands)} hands for {n} seats"))
     deck = spec.deck
-    bad: list[str] = []
-    for where, cards in [*((f"deal.hands[{i}]", h) for i, h in enumerate(rec.deal.hands)), ("deal.wall", rec.deal.wall)]:
-        for c in cards:
-            try:
-                deck.index(c)
-            except UnknownCard:
-                bad.append(f"`{c}` in {where}")
-    if bad:
+    dealt = [c for h in rec.deal.hands for c in h] + rec.deal.wall
+    try:
+        have = deck.counts(dealt)
+    except UnknownCard:  # name every unknown card and where it lies
+        bad: list[str] = []
+        for where, cards in [*((f"deal.hands[{i}]", h) for i, h in enumerate(rec.deal.hands)), ("deal.wall", rec.deal.wall)]:
+            for c in cards:
+                try:
+                    deck.index(c)
+                except UnknownCard:
+                    bad.append(f"`{c}` in {where}")
         errs.append(RuleViolation("unknown_card", "paipu.cards", f"not {spec.id} cards: {', '.join(bad[:8])}"))
         return errs
-    have = deck.counts([c for h in rec.deal.hands for c in h] + rec.deal.wall)
     if have != deck.full_counts():
         diff = [f"{deck.codes[i]} {h}/{w}" for i, (h, w) in enumerate(zip(have, deck.copies)) if h != w]
         errs.append(RuleViolation("deck_mismatch", "paipu.deck",
@@ -91,9 +93,8 @@ def _record_checks(rec: Record, spec: variants.VariantSpec) -> list[RuleViolatio
             if len(h) != want:
                 errs.append(RuleViolation("deck_mismatch", f"{spec.id}.deal",
                                           f"seat {i} was dealt {len(h)} cards, the rules deal {want}"))
-    if rec.shuffle is not None and rec.shuffle.digest is not None and not bad:
-        dealt = [deck.canonical(c) for h in rec.deal.hands for c in h] + [deck.canonical(c) for c in rec.deal.wall]
-        want = shuffle_digest(dealt)
+    if rec.shuffle is not None and rec.shuffle.digest is not None:
+        want = shuffle_digest([deck.canonical(c) for c in dealt])
         if rec.shuffle.digest.lower() != want:
             errs.append(RuleViolation("shuffle_mismatch", "paipu.shuffle",
                                       f"shuffle.digest {rec.shuffle.digest} does not match the dealt deck ({want})"))
