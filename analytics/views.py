@@ -1,10 +1,18 @@
 """A hardened, in-memory DuckDB over the Parquet warehouse (docs/warehouse.md).
 
-``connect(dir)`` returns one root connection with the views ``games``, ``seats``, ``actions``,
-``melds``, ``xing`` and ``rejects`` over ``<dir>/<table>/variant=*/*.parquet`` (absolute paths,
-``hive_partitioning``, ``union_by_name``), with exactly the columns of ``ingest.schema.TABLES`` plus
-``variant`` (a column that no shard has yet reads as a typed NULL).
+``connect(dir)`` returns one root connection with one view per table of ``ingest.schema.TABLES``
+(``games``, ``seats``, ``actions``, ``melds``, ``xing``, ``jing``, ``gezi``, ``rejects``) over
+``<dir>/<table>/variant=*/month=*/*.parquet`` (absolute paths, ``hive_partitioning`` with both keys
+typed VARCHAR, ``union_by_name``), with exactly the columns of the schema plus ``variant`` and
+``month`` (``YYYY-MM``; a column that no shard has yet reads as a typed NULL).
 Callers take ``con.cursor()`` per query (one connection shared by threads fails, stack.md).
+
+A warehouse written before month partitions (shards directly in ``variant=<id>/``) still opens:
+DuckDB refuses hive folders of mixed depth ("Hive partition mismatch"), so a table that holds such
+a shard at ``connect`` is read from ``variant=*/**/*.parquet`` without hive partitioning, its
+``variant`` and ``month`` parsed from each file's path (``month`` NULL for the old files; DuckDB
+still skips files on a ``variant`` filter). That view keeps working while the next ingest or
+``paipu compact`` moves the old shards into month folders (``ingest.warehouse``).
 
 Hardening (checked with duckdb 2.0.1): file access is limited to the warehouse folder, external
 access and extension auto-install/-load are off, and the configuration is locked, so reading
@@ -21,7 +29,7 @@ from pathlib import Path
 
 import duckdb
 
-from ingest.schema import PARTITION, TABLES, duckdb_type
+from ingest.schema import MONTH, OLD_SHARD_GLOB, PARTITION, SHARD_GLOB, TABLES, duckdb_type
 
 
 def _lit(text: str) -> str:
@@ -41,13 +49,17 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None) -> duckdb.
     :returns: the root connection; take ``cursor()`` per query.
     :raises FileNotFoundError: the folder does not exist.
     :raises ValueError: the folder's path holds glob characters (``*?[]{}``) that would change
-        what the views read.
+        what the views read, or a folder named like a partition (``variant=…``, ``month=…``: DuckDB's
+        hive scan would take its value for every row).
     """
     root = Path(warehouse_dir).resolve()
     if not root.is_dir():
         raise FileNotFoundError(f"no warehouse folder at {warehouse_dir}")
     if any(ch in str(root) for ch in "*?[]{}"):
         raise ValueError(f"warehouse path {root} holds glob characters; move or rename it")
+    if any(part.partition("=")[0] in (PARTITION, MONTH) for part in root.parts if "=" in part):
+        raise ValueError(f"warehouse path {root} holds a folder named like a partition ({PARTITION}=…, "
+                         f"{MONTH}=…); move or rename it")
     con = duckdb.connect(":memory:")
     if threads:
         con.execute(f"SET threads = {int(threads)}")
@@ -58,18 +70,28 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None) -> duckdb.
     con.execute(f"SET allowed_directories = [{_lit(str(root) + '/')}]")
     con.execute("SET enable_external_access = false")
     for table, schema in TABLES.items():
-        if any((root / table).glob(f"{PARTITION}=*/*.parquet")):
-            glob = f"{root}/{table}/{PARTITION}=*/*.parquet"
-            src = (f"read_parquet({_lit(glob)}, hive_partitioning = true, union_by_name = true, "
-                   f"hive_types = {{'{PARTITION}': VARCHAR}})")
+        old = any((root / table).glob(OLD_SHARD_GLOB))
+        if old or any((root / table).glob(SHARD_GLOB)):
+            if old:  # pre-month layout (or mid-migration): partitions from the path, see the docstring
+                glob = f"{root}/{table}/{PARTITION}=*/**/*.parquet"
+                src = f"read_parquet({_lit(glob)}, hive_partitioning = false, union_by_name = true, filename = true)"
+                # anchored at the file's end: the warehouse's own path may hold "/month=" too
+                pats = {PARTITION: f"/{PARTITION}=([^/]*)/(?:{MONTH}=[^/]*/)?[^/]*$",
+                        MONTH: f"/{MONTH}=([^/]*)/[^/]*$"}
+                keys = ", ".join(f"NULLIF(regexp_extract(filename, {_lit(pat)}, 1), '') AS {k}" for k, pat in pats.items())
+            else:
+                glob = f"{root}/{table}/{SHARD_GLOB}"
+                src = (f"read_parquet({_lit(glob)}, hive_partitioning = true, union_by_name = true, "
+                       f"hive_types = {{'{PARTITION}': VARCHAR, '{MONTH}': VARCHAR}})")
+                keys = f"{PARTITION}, {MONTH}"
             have = {r[0] for r in con.sql(f"DESCRIBE SELECT * FROM {src}").fetchall()}
             # a column no shard has yet (older shards, newer schema) reads as a typed NULL
             cols = ", ".join(_ident(f.name) if f.name in have else
                              f"CAST(NULL AS {duckdb_type(f.type)}) AS {_ident(f.name)}" for f in schema)
-            con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols}, {PARTITION} FROM {src}")
+            con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols}, {keys} FROM {src}")
         else:
             cols = ", ".join(f"CAST(NULL AS {duckdb_type(f.type)}) AS {_ident(f.name)}" for f in schema)
-            con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols}, CAST(NULL AS VARCHAR) AS {PARTITION} "
-                        f"WHERE false")
+            con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols}, CAST(NULL AS VARCHAR) AS {PARTITION}, "
+                        f"CAST(NULL AS VARCHAR) AS {MONTH} WHERE false")
     con.execute("SET lock_configuration = true")
     return con

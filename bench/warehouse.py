@@ -3,12 +3,15 @@
 ``ensure_warehouse(games)`` writes, once, a warehouse of ``games`` synthetic games with the
 columns of ``ingest.schema.TABLES`` (docs/warehouse.md) — ``games``, ``seats``, ``xing``,
 ``melds`` and ``rejects`` (``actions`` only when asked: no page or report query reads it) —
-partitioned like ingest writes it: ``<table>/variant=<id>/<20 hex>-0000.parquet``, one shard
-per table per synthetic input file of :data:`FILE_GAMES` games, zstd, pyarrow's row groups.
+partitioned like ingest writes it: ``<table>/variant=<id>/month=<YYYY-MM>/<20 hex>-0000.parquet``,
+one shard per table per synthetic input file of :data:`FILE_GAMES` games (about 11 MB of
+``games``), zstd, pyarrow's row groups. Input file ``k`` of a variant holds games started in one
+month, the ``k % MONTHS``-th from :data:`FIRST_MONTH` (its rejects too), so a file never straddles
+two month folders: 1M games make 40 files per table in 28 variant × month folders.
 Rows are drawn with numpy and polars from a seed; ``record_json`` holds real simulated lines of
 the variant (cycled), so the audit page's ``SELECT *`` reads realistic bytes. The folder is cached
-under ``build/bench/`` keyed by games, seed and a hash of the table schemas (a schema change
-regenerates it).
+under ``build/bench/`` keyed by games, seed, the months and a hash of the table schemas (a schema
+or layout change regenerates it).
 
 ``time_queries`` opens the warehouse as the dashboard does (``dashboards.data.connect``: the
 hardened in-memory DuckDB of ``analytics.views``) and times, in wall seconds, every query the
@@ -47,7 +50,16 @@ ERRORS = [("illegal_action", "guilin.chi"), ("wall_mismatch", "paipu.wall"), ("r
 REJECTS = [("bad_json", "paipu.json"), ("schema", "paipu.schema"), ("unknown_variant", "paipu.variant"),
            ("deck_mismatch", "paipu.deck")]
 PLAYERS = 2_000
-EPOCH = datetime(2025, 11, 1, tzinfo=timezone.utc)
+MONTHS = 6
+"""Months the synthetic games started in (one per input file, in turn)."""
+FIRST_MONTH = (2026, 5)
+"""The first of them (2026-05 … 2026-10; every game before the ingest date, 2026-11-20)."""
+
+
+def _file_month(k: int) -> tuple[int, int]:
+    """(year, month) of synthetic input file ``k`` of a variant."""
+    n = FIRST_MONTH[0] * 12 + FIRST_MONTH[1] - 1 + k % MONTHS
+    return n // 12, n % 12 + 1
 
 
 def schema_hash() -> str:
@@ -58,7 +70,7 @@ def schema_hash() -> str:
 
 
 def warehouse_path(games: int, seed: int, actions: bool, build: Path = BUILD) -> Path:
-    return build / f"warehouse-{games}g-s{seed}{'-a' if actions else ''}-{schema_hash()}"
+    return build / f"warehouse-{games}g-s{seed}{'-a' if actions else ''}-m{MONTHS}-{schema_hash()}"
 
 
 def _split(games: int) -> dict[str, int]:
@@ -90,6 +102,7 @@ def _frames(variant: str, start: int, n: int, seed: int, lines: list[str], actio
     from replay import ENGINE_VERSION
 
     rng = np.random.default_rng([seed, start, int(hashlib.sha256(variant.encode()).hexdigest()[:8], 16)])
+    year, month = _file_month(start // FILE_GAMES)
     seats_n = 4 if variant in ("tongcheng_gezi", "shangdaren") and (start // FILE_GAMES) % 2 else 3
     zipai = variant in ZIPAI_FAMILY
     col, lit, when = pl.col, pl.lit, pl.when
@@ -124,10 +137,11 @@ def _frames(variant: str, start: int, n: int, seed: int, lines: list[str], actio
         rules_json=pl.Series(np.where(rs == 0, "{}", '{"tuo_step": 3}')),
         engine_version=lit(ENGINE_VERSION),
         record_sha256=pl.concat_str([col("h1").cast(pl.String).str.zfill(32), col("h2").cast(pl.String).str.zfill(32)]),
-        source_file=pl.format("/srv/logs/{}/2026-{}.jsonl", lit(variant),
-                              ((col("i") // FILE_GAMES) % 12 + 1).cast(pl.String).str.zfill(2)),
+        source_file=lit(f"/srv/logs/{variant}/{year}-{month:02d}-{start // FILE_GAMES}.jsonl"),
         source_line=col("i") % FILE_GAMES + 1,
-        started_at=lit(EPOCH) + pl.duration(minutes=col("i") * 7),
+        # one game a minute from the 1st: 25,000 games end on the 18th, inside the file's month
+        started_at=lit(datetime(year, month, 1, tzinfo=timezone.utc))
+        + pl.duration(minutes=col("i") % FILE_GAMES),
         table_id=pl.format("t{}", col("i") // 8),
         round=col("i") % 8 + 1,
         stake=lit(1, pl.Int64),
@@ -238,7 +252,7 @@ def ensure_warehouse(games: int = 1_000_000, seed: int = 1, *, corpora: dict[str
     """Write (once) the synthetic warehouse; returns its folder and facts (rows, bytes, seconds)."""
     import pyarrow.parquet as pq
 
-    from ingest.schema import PARTITION, TABLES
+    from ingest.schema import MONTH, PARTITION, TABLES
 
     root = warehouse_path(games, seed, actions, build)
     done = root.with_name(root.name + ".done.json")
@@ -254,8 +268,9 @@ def ensure_warehouse(games: int = 1_000_000, seed: int = 1, *, corpora: dict[str
         for start in range(0, n, FILE_GAMES):
             k = min(FILE_GAMES, n - start)
             shard = hashlib.sha256(f"{variant}:{start}:{seed}".encode()).hexdigest()[:20] + "-0000.parquet"
+            year, month = _file_month(start // FILE_GAMES)
             for table, df in _frames(variant, start, k, seed, pool, actions).items():
-                folder = root / table / f"{PARTITION}={variant}"
+                folder = root / table / f"{PARTITION}={variant}" / f"{MONTH}={year}-{month:02d}"
                 folder.mkdir(parents=True, exist_ok=True)
                 pq.write_table(_to_arrow(df, TABLES[table], df.height), folder / shard, compression="zstd")
                 rows[table] = rows.get(table, 0) + df.height

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ingest.rows import LINE, Batch, Counts
-from ingest.warehouse import SRC
+from ingest.warehouse import SRC, table_of
 
 READER_RULES = frozenset({"paipu.compression", "paipu.io"})
 """Reject rules about a whole file (not a line): never deduplicated."""
@@ -78,7 +78,7 @@ class Index:
         files = [(f, p) for p in sorted(shards) for f in sorted(shards[p])]
         files += [(f, None) for f in sorted(compacted)]
         for f, prefix in files:
-            table = f.parent.parent.name
+            table = table_of(f)
             if table not in ("games", "rejects"):
                 continue
             cols = (["game_id", "record_sha256", "source_line", "source_file"] if table == "games"
@@ -121,10 +121,11 @@ class Index:
         """Drop the rows of duplicate lines and turn conflicting games into ``duplicate_game``
         rejects; strip the private ``_line`` column.
 
-        :param tables: one chunk's tables (with ``variant`` and ``_line``), lines in order.
+        :param tables: one chunk's tables (with ``variant``, ``month`` and ``_line``), lines in order.
         :param origin: the chunk's file, from :meth:`begin`.
         :param counts: the chunk's counts from the worker.
-        :returns: the tables to store (``variant`` kept) and the counts with duplicates moved.
+        :returns: the tables to store (``variant`` and ``month`` kept; a ``duplicate_game`` reject
+            goes in its game row's month) and the counts with duplicates moved.
         """
         out = Counts(counts.valid, counts.invalid, counts.rejected, counts.duplicate)
         drop: set[int] = set()
@@ -166,7 +167,7 @@ class Index:
             assert games is not None
             batch = Batch(games.column("ingested_at")[0].as_py())
             cols = games.select(["game_id", "record_sha256", "source_line", "source_file", "record_json",
-                                 "variant"]).to_pylist()
+                                 "variant", "month"]).to_pylist()
             for i, message in conflicts:
                 g = cols[i]
                 if self._seen_reject(g["record_sha256"], g["source_line"], origin):
@@ -175,7 +176,7 @@ class Index:
                 raw = g["record_json"].encode("utf-8", "surrogatepass")
                 batch.add_reject(g["source_file"], g["source_line"], raw, "duplicate_game", "paipu.duplicate_game",
                                  message, game_id=g["game_id"], raw_sha256=g["record_sha256"],
-                                 raw_bytes=len(raw), claimed_variant=g["variant"])
+                                 raw_bytes=len(raw), claimed_variant=g["variant"], month=g["month"])
                 out.rejected += 1
             extra = batch.to_arrow().get("rejects")
         result: dict[str, pa.Table] = {}

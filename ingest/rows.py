@@ -1,10 +1,16 @@
 """Replay outcomes → warehouse rows (docs/warehouse.md). Runs inside the worker processes.
 
 :func:`process_chunk` replays a chunk of lines of one file and returns Arrow tables (the
-``variant`` partition column included; the writer moves it into the path). Every line ends in
-exactly one row: ``games`` (a decoded record of an implemented variant, valid or not) or
-``rejects`` (everything else). A line the engine crashes on is a reject with code
+``variant`` and ``month`` partition columns included; the writer moves them into the path).
+Every line ends in exactly one row: ``games`` (a decoded record of an implemented variant, valid
+or not) or ``rejects`` (everything else). A line the engine crashes on is a reject with code
 ``engine_error`` (rule ``paipu.engine``), so one engine bug never stops an ingest.
+
+Every row also carries its ``month`` partition (:func:`month_of`, moved into the path like
+``variant``): a game's ``started_at`` month (UTC), else the run's ingest month — the same for all
+rows of one game, so joins by ``game_id`` stay inside a partition. A reject's month is the
+``started_at`` of its line when the line parses as a JSON object holding a valid one, else the
+ingest month.
 
 Checks made here before or around replay (docs/warehouse.md, "Reading the input"):
 
@@ -38,7 +44,7 @@ import msgspec
 import pyarrow as pa
 
 from ingest.reader import RAW_KEEP, Line
-from ingest.schema import PARTITION, TABLES, UNKNOWN_VARIANT
+from ingest.schema import MONTH, PARTITION, TABLES, UNKNOWN_VARIANT
 
 LINE = "_line"
 """Private column of every buffered table: the input line number a row came from."""
@@ -76,6 +82,13 @@ def parse_started_at(text: str | None) -> datetime | None:
         return t.astimezone(timezone.utc)
     except (OverflowError, ValueError):  # e.g. 0001-01-01T00:00:00+01:00 is before year 1 in UTC
         return None
+
+
+def month_of(started_at: datetime | None, ingested_at: datetime) -> str:
+    """The ``month`` partition (``YYYY-MM``, UTC) of a row: of ``started_at`` (as
+    :func:`parse_started_at` gives it), else of the run's ``ingested_at``."""
+    t = (started_at or ingested_at).astimezone(timezone.utc)
+    return f"{t.year:04d}-{t.month:02d}"
 
 
 def _json(obj: Any) -> str | None:
@@ -207,7 +220,8 @@ class Counts:
 
 @dataclass
 class Batch:
-    """Column buffers of every table for a run of lines (``variant`` and ``_line`` kept as columns).
+    """Column buffers of every table for a run of lines (``variant``, ``month`` and ``_line`` kept
+    as columns).
 
     :param pseudonymizer: when set, player ids are replaced by their pseudonyms in ``seats``,
         ``games.record_json`` and ``rejects.raw`` (a rejected line that cannot be parsed keeps no
@@ -220,7 +234,7 @@ class Batch:
     counts: Counts = field(default_factory=Counts)
 
     def __post_init__(self) -> None:
-        self.cols = {t: {c: [] for c in [*s.names, PARTITION, LINE]} for t, s in TABLES.items()}
+        self.cols = {t: {c: [] for c in [*s.names, PARTITION, MONTH, LINE]} for t, s in TABLES.items()}
         self.known = _known_variants()
 
     def _row(self, table: str, **values: Any) -> None:
@@ -232,11 +246,12 @@ class Batch:
     def add_reject(self, source_file: str, line_no: int, raw: bytes, code: str, rule: str, message: str,
                    *, game_id: str | None = None, step: int | None = None, raw_sha256: str | None = None,
                    raw_bytes: int | None = None, claimed_variant: str | None = None,
-                   obj: dict[str, Any] | None = None) -> None:
+                   obj: dict[str, Any] | None = None, month: str | None = None) -> None:
         """One ``rejects`` row. ``raw`` is cut to :data:`~ingest.reader.RAW_KEEP` bytes and
         decoded with replacement characters; the partition is ``claimed_variant`` when it is a
         spec §7 id, else ``_unknown``. ``obj`` is the line parsed, when it could be (used to
-        pseudonymize ``raw``)."""
+        pseudonymize ``raw``, and for the month: its ``started_at``, else the ingest month, unless
+        ``month`` is given)."""
         self.counts.rejected += 1
         if game_id is None and obj is None:
             game_id = scan_game_id(raw)
@@ -245,10 +260,14 @@ class Batch:
         n = len(raw) if raw_bytes is None else raw_bytes
         if self.pseudonymizer is not None:
             raw = self.pseudonymizer.line(obj) if obj is not None else b""
+        if month is None:
+            started = obj.get("started_at") if obj is not None else None
+            month = month_of(parse_started_at(started if isinstance(started, str) else None), self.ingested_at)
         self._row("rejects", source_file=source_file, source_line=line_no, game_id=game_id, code=code,
                   step=step, rule=rule, message=message, raw_sha256=sha,
                   raw=raw[:RAW_KEEP].decode("utf-8", "replace"), raw_bytes=n,
-                  claimed_variant=claimed_variant, ingested_at=self.ingested_at, variant=part, _line=line_no)
+                  claimed_variant=claimed_variant, ingested_at=self.ingested_at, variant=part, month=month,
+                  _line=line_no)
 
     # -- games and the rest --------------------------------------------------------------------
     def add_outcome(self, out: Any, source_file: str, line_no: int, raw: bytes,
@@ -279,6 +298,8 @@ class Batch:
             self.counts.invalid += 1
         variant = rec.variant
         gid = rec.game_id
+        started = parse_started_at(rec.started_at)
+        month = month_of(started, self.ingested_at)  # the game's rows all go in its month
         rid = out.ruleset.id if out.ruleset is not None else v.ruleset_id
         comp: dict[str, Any] | None = v.computed
         facts: dict[str, Any] = out.facts or {}
@@ -300,7 +321,7 @@ class Batch:
             "games", game_id=gid, variant=variant, ruleset_id=rid,
             rules_json=_json(dict(out.ruleset.values)) if out.ruleset is not None else _json(rec.rules),
             engine_version=v.engine_version, record_sha256=v.record_sha256, source_file=source_file,
-            source_line=line_no, started_at=parse_started_at(rec.started_at), table_id=rec.table_id,
+            source_line=line_no, started_at=started, table_id=rec.table_id,
             round=rec.round, stake=rec.stake, n_seats=len(rec.seats), dealer=rec.dealer, valid=v.valid,
             error_code=err.code if err else None, error_rule=err.rule if err else None,
             error_message=err.message if err else None, error_step=err.step if err else None,
@@ -317,7 +338,7 @@ class Batch:
             claim_matches=(not mismatch) if claimed and comp is not None else None,
             wall_left=facts.get("wall_left"), record_json=record_json,
             ingested_at=self.ingested_at, experiment=exp, bao=comp.get("bao") if comp is not None else None,
-            _line=line_no,
+            month=month, _line=line_no,
         )
         for s, player in enumerate(players):
             self._row(
@@ -327,12 +348,13 @@ class Batch:
                 dianpao=(win and win_kind == "dianpao" and comp.get("from") == s) if comp is not None else None,
                 n_melds=sum(1 for m in melds if m.get("seat") == s and m.get("origin") == "table")
                 if out.facts is not None else None,
-                win_kind=win_kind, valid=v.valid, experiment=exp, _line=line_no,
+                win_kind=win_kind, valid=v.valid, experiment=exp, month=month, _line=line_no,
             )
         acts = rec.actions
         a = self.cols["actions"]  # column-wise: actions are most of the rows
         a["game_id"].extend([gid] * len(acts))
         a["variant"].extend([variant] * len(acts))
+        a[MONTH].extend([month] * len(acts))
         a[LINE].extend([line_no] * len(acts))
         a["step"].extend(range(len(acts)))
         a["seat"].extend([ev.seat for ev in acts])
@@ -346,11 +368,11 @@ class Batch:
         for m in melds:
             self._row("melds", game_id=gid, variant=variant, seat=m.get("seat"), kind=m.get("kind"),
                       cards=list(m.get("cards") or []), points=m.get("points"), origin=m.get("origin"),
-                      _line=line_no)
+                      month=month, _line=line_no)
         fx = facts.get("xing")
         if win and fx is not None:
             self._row("xing", game_id=gid, variant=variant, ruleset_id=rid, winner=winner, mode=fx.get("mode"),
-                      cards=list(fx.get("cards") or []), count=fx.get("count"), _line=line_no)
+                      cards=list(fx.get("cards") or []), count=fx.get("count"), month=month, _line=line_no)
         fj = facts.get("jing")
         if win and isinstance(fj, dict):
             main = fj.get("main")
@@ -358,12 +380,14 @@ class Batch:
                 hua, su = d.get("hua"), d.get("su")
                 count = d.get("count", (hua or 0) + (su or 0))
                 self._row("jing", game_id=gid, variant=variant, ruleset_id=rid, winner=winner, main=main, char=ch,
-                          hua=hua, su=su, count=count, hu=d.get("hu"), is_main=ch == main, _line=line_no)
+                          hua=hua, su=su, count=count, hu=d.get("hu"), is_main=ch == main, month=month,
+                          _line=line_no)
         fg = facts.get("gezi")
         if win and isinstance(fg, dict):
             self._row("gezi", game_id=gid, variant=variant, ruleset_id=rid, n_seats=len(rec.seats), winner=winner,
                       points=comp.get("points"), from_cards=fg.get("from_cards"), from_melds=fg.get("from_melds"),
-                      hua_cards=fg.get("hua_cards"), special=fg.get("special"), units=comp.get("units"), _line=line_no)
+                      hua_cards=fg.get("hua_cards"), special=fg.get("special"), units=comp.get("units"),
+                      month=month, _line=line_no)
 
     def add_line(self, line: Line, replay: Callable[[bytes], Any]) -> None:
         """Route one reader line: reader problems, invalid UTF-8, repeated keys and too-deep
@@ -393,8 +417,8 @@ class Batch:
         self.add_outcome(out, line.source_file, line.line_no, line.raw, obj)
 
     def to_arrow(self) -> dict[str, pa.Table]:
-        """The buffered rows as Arrow tables (only tables with rows), ``variant`` and ``_line``
-        as the last columns.
+        """The buffered rows as Arrow tables (only tables with rows), ``variant``, ``month`` and
+        ``_line`` as the last columns.
 
         :raises pyarrow.ArrowException: a value the column type cannot hold (see
             :func:`process_chunk`'s fallback).
@@ -403,18 +427,19 @@ class Batch:
         for t, cols in self.cols.items():
             if not cols[PARTITION]:
                 continue
-            schema = TABLES[t].append(pa.field(PARTITION, pa.string())).append(pa.field(LINE, pa.int64()))
+            schema = (TABLES[t].append(pa.field(PARTITION, pa.string())).append(pa.field(MONTH, pa.string()))
+                      .append(pa.field(LINE, pa.int64())))
             out[t] = pa.table(cols, schema=schema)
         return out
 
 
-def _peek_variant(raw: bytes) -> str | None:
-    """The ``variant`` string of a line that is a JSON object, else None (never raises)."""
+def _peek_variant(raw: bytes, key: str = "variant") -> str | None:
+    """The ``variant`` (or other ``key``) string of a line that is a JSON object, else None (never raises)."""
     try:
         obj = msgspec.json.decode(raw)
     except (msgspec.DecodeError, RecursionError):
         return None
-    v = obj.get("variant") if isinstance(obj, dict) else None
+    v = obj.get(key) if isinstance(obj, dict) else None
     return v if isinstance(v, str) else None
 
 
@@ -425,7 +450,7 @@ def _peek_game_id(obj: dict[str, Any] | None) -> str | None:
 
 @dataclass
 class ChunkResult:
-    """What a worker sends back for one chunk: Arrow tables (with ``variant`` and ``_line``)
+    """What a worker sends back for one chunk: Arrow tables (with ``variant``, ``month`` and ``_line``)
     and the line counts."""
 
     file_index: int
@@ -468,7 +493,8 @@ def process_chunk(file_index: int, chunk_index: int, lines: list[Line], ingested
             one = Batch(ingested_at, ps)
             one.add_reject(line.source_file, line.line_no, line.raw, "engine_error", "paipu.rows",
                            f"rows do not fit the warehouse schema: {type(e).__name__}: {e}",
-                           claimed_variant=_peek_variant(line.raw))
+                           claimed_variant=_peek_variant(line.raw),
+                           month=month_of(parse_started_at(_peek_variant(line.raw, "started_at")), ingested_at))
             got = one.to_arrow()
         counts.add(one.counts)
         for t, tab in got.items():

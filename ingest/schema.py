@@ -1,8 +1,9 @@
 """Arrow schemas of the warehouse tables (docs/warehouse.md).
 
 One place for the column names and types, shared by the writer (``ingest.rows``) and the
-readers (``analytics.views`` builds typed empty views from it). The partition column
-``variant`` is not stored in the files: it comes from the hive path ``variant=<id>/``.
+readers (``analytics.views`` builds typed empty views from it). The partition columns
+``variant`` and ``month`` are not stored in the files: they come from the hive path
+``variant=<id>/month=<YYYY-MM>/``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,18 @@ from __future__ import annotations
 import pyarrow as pa
 
 PARTITION = "variant"
-"""Hive partition key of every table."""
+"""First hive partition key of every table."""
+
+MONTH = "month"
+"""Second hive partition key of every table: ``YYYY-MM`` (UTC) of the game's ``started_at``, else
+of the run's ``ingested_at``; a game's child rows (seats, actions, melds …) share its month."""
+
+SHARD_GLOB = f"{PARTITION}=*/{MONTH}=*/*.parquet"
+"""The shards of one table, relative to its folder: ``variant=<id>/month=<YYYY-MM>/<name>.parquet``."""
+
+OLD_SHARD_GLOB = f"{PARTITION}=*/*.parquet"
+"""Shards of the layout before month partitions (``variant=<id>/<name>.parquet``): still read by
+``analytics.views``; ``ingest.warehouse`` moves them into month folders when it opens a warehouse."""
 
 UNKNOWN_VARIANT = "_unknown"
 """Partition of rejects whose line names no paipu/1 variant id (unreadable, or not an id)."""

@@ -1,16 +1,19 @@
 """Writing the Parquet warehouse safely (docs/warehouse.md, shared/notes/stack.md).
 
-Layout: ``ROOT/<table>/variant=<id>/<source>-<part>.parquet``, ``ROOT/ingest_runs/<run_id>.parquet``
-and ``ROOT/_meta/``.
+Layout: ``ROOT/<table>/variant=<id>/month=<YYYY-MM>/<source>-<part>.parquet``,
+``ROOT/ingest_runs/<run_id>.parquet`` and ``ROOT/_meta/``. A row's month is its game's
+``started_at`` month, else the ingest month (``ingest.rows.month_of``): all rows of a game share
+one ``variant=``/``month=`` folder.
 
 How a run writes (stack.md's safe pattern):
 
-- Rows are buffered per input file, table and variant; a buffer over :data:`SHARD_BYTES` is
+- Rows are buffered per input file, table, variant and month; a buffer over :data:`SHARD_BYTES` is
   written as one shard into a *staging* folder next to the warehouse (``.<name>.staging-<pid>``
   in its parent), never inside it: DuckDB and polars globs read ``.``/``_`` files too.
 - Shard names are deterministic: ``<first 20 hex of the SHA-256 of the input file's absolute
-  path>-<part:04d>.parquet``. A file's shards replace, as a whole, what its path stored before:
-  re-ingesting a file (the same content, or a log that grew) never adds rows twice.
+  path>-<part:04d>.parquet`` (parts are numbered per table, variant and month). A file's shards
+  replace, as a whole and in every month folder, what its path stored before: re-ingesting a file
+  (the same content, or a log that grew, or a month later) never adds rows twice.
 - Commit of a file (:meth:`Warehouse.commit`): first a journal ``_meta/journal.json`` lists the
   moves, the removals and the new ``_meta/sources.json``; then the staged shards are
   ``os.replace``-d into place (each rename is atomic: a reader sees an old or a new file, never
@@ -25,6 +28,9 @@ How a run writes (stack.md's safe pattern):
   in the ``ingest_runs`` table.
 - ``_meta/pseudonym.json`` records whether player ids are pseudonymized and with which salt
   (a fingerprint): a warehouse never mixes plain ids and pseudonyms, or two salts.
+- A warehouse written before month partitions (shards directly in ``variant=<id>/``) is migrated
+  when it is opened (:meth:`Warehouse.migrate`, one journal per variant): each shard is split into
+  month folders under its own name, child rows following their game's month.
 
 Not atomic across files and tables: while a commit runs (or after a kill in one, until the next
 ingest rolls it forward) a reader may see part of one file's rows — never a game twice.
@@ -45,7 +51,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ingest.schema import PARTITION, RUNS, RUNS_TABLE, TABLES
+from ingest.schema import MONTH, OLD_SHARD_GLOB, PARTITION, RUNS, RUNS_TABLE, SHARD_GLOB, TABLES
 
 SHARD_BYTES = 64 << 20
 """In-memory size of a table buffer that is written out as one shard."""
@@ -84,6 +90,34 @@ def _atomic_json(obj: Any, dest: Path, staging: Path) -> None:
     tmp.write_text(json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=True, default=str), encoding="utf-8")
     dest.parent.mkdir(parents=True, exist_ok=True)
     os.replace(tmp, dest)
+
+
+def table_of(shard: Path) -> str:
+    """The table a shard file belongs to (the folder above its ``variant=`` folder), either layout."""
+    return next(p.parent.name for p in shard.parents if p.name.startswith(f"{PARTITION}="))
+
+
+def _partitions(shard: Path) -> dict[str, str | None]:
+    """``{"variant": …, "month": …}`` of a shard from its path (month None in the pre-month layout)."""
+    keys: dict[str, str | None] = {PARTITION: None, MONTH: None}
+    for p in (shard.parent, shard.parent.parent):
+        k, eq, v = p.name.partition("=")
+        if eq and k in keys and keys[k] is None:
+            keys[k] = v
+    return keys
+
+
+def _months(t: pa.Table) -> pa.Array:
+    """``YYYY-MM`` (UTC) of ``started_at``, else ``ingested_at``, for each row of a ``games`` table
+    (vectorised ``ingest.rows.month_of``; null where a shard has neither)."""
+    ts_type = TABLES["games"].field("ingested_at").type
+    ts = pc.coalesce(*[t.column(c).cast(ts_type) if c in t.column_names else pa.nulls(t.num_rows, ts_type)
+                       for c in ("started_at", "ingested_at")])
+
+    def pad(a: Any, width: int) -> Any:
+        return pc.utf8_lpad(pc.cast(a, pa.string()), width=width, padding="0")
+
+    return pc.binary_join_element_wise(pad(pc.year(ts), 4), pad(pc.month(ts), 2), "-").combine_chunks()
 
 
 def is_compacted(name: str) -> bool:
@@ -167,16 +201,17 @@ class Warehouse:
         for old in self.root.parent.glob(f".{self.root.name}.staging-*"):
             if old != self.staging:
                 shutil.rmtree(old, ignore_errors=True)
-        for t in TABLES:
-            for f in (self.root / t).glob(f"{PARTITION}=*/*.parquet"):
-                if not is_compacted(f.name):
-                    self.shards.setdefault(f.name.split("-", 1)[0], set()).add(f)
         src = self.root / META / "sources.json"
         if src.exists():
             self.sources = json.loads(src.read_text(encoding="utf-8")).get("sources", {})
         comp = self.root / META / "compacted.json"
         if comp.exists():
             self.compacted = json.loads(comp.read_text(encoding="utf-8")).get("compacted", {})
+        moved = self.migrate()
+        if moved:
+            self.recovered.append(f"moved {moved} shard files of the layout before month partitions "
+                                  "into month folders")
+        self._scan()
         if self.check_pseudonym:
             self._check_pseudonym()
         for f in sorted((self.root / META / "ingest_runs").glob("*.json")):
@@ -192,6 +227,87 @@ class Warehouse:
                 self.recovered.append(f"marked run {rec['run_id']} interrupted")
             elif not row.exists():  # killed between the two writes of a finished record
                 self.write_run(rec["run_id"], rec)
+
+    def _scan(self) -> None:
+        """Index the (not compacted) shards in place by source prefix."""
+        self.shards = {}
+        for t in TABLES:
+            for f in (self.root / t).glob(SHARD_GLOB):
+                if not is_compacted(f.name):
+                    self.shards.setdefault(f.name.split("-", 1)[0], set()).add(f)
+
+    def migrate(self) -> int:
+        """Move shards of the layout before month partitions (``<table>/variant=<id>/<name>``) into
+        ``<table>/variant=<id>/month=<YYYY-MM>/<name>`` (see the module docstring).
+
+        A shard is split by month under its own name: ``games`` rows by ``started_at``, else
+        ``ingested_at``; ``rejects`` by the ``started_at`` of their ``raw`` line when it parses,
+        else ``ingested_at``; every other table's rows by the month of their game's row, looked up
+        among the games of the same sources (a row whose game is missing goes to the month its file
+        was last written). Compacted shards keep their rows' ``_src`` and ``_meta/compacted.json``
+        follows them. One journal per variant: a kill is rolled forward by the next open.
+
+        :returns: the number of old shard files moved (0 when there is none).
+        """
+        from datetime import datetime, timezone
+
+        from ingest.rows import month_of, parse_started_at
+
+        moved = 0
+        for vname in sorted({f.parent.name for t in TABLES for f in (self.root / t).glob(OLD_SHARD_GLOB)}):
+            olds = [(t, f) for t in TABLES for f in sorted((self.root / t / vname).glob("*.parquet"))]
+
+            def sources(f: Path) -> list[str]:  # the source prefixes whose rows a shard holds
+                rel = f.relative_to(self.root).as_posix()
+                return self.compacted.get(rel, []) if is_compacted(f.name) else [f.name.split("-", 1)[0]]
+
+            # game_id → month per source: a game's child rows come from the same source file, so each
+            # lookup stays as small as one source (one lookup over a whole variant costs seconds a file)
+            games: dict[str, list[tuple[pa.Array, pa.Array]]] = {}
+            for f in (f for t, f in olds if t == "games"):
+                names = pq.read_schema(f).names
+                g = pq.read_table(f, columns=[c for c in ("game_id", "started_at", "ingested_at") if c in names])
+                for src in sources(f):
+                    games.setdefault(src, []).append((g.column("game_id").combine_chunks(), _months(g)))
+            moves: list[list[str]] = []
+            removes: list[str] = []
+            compacted = dict(self.compacted)
+            for table, f in olds:
+                t = pq.read_table(f)
+                if table == "games":
+                    m = _months(t)
+                elif table == "rejects":
+                    raws, ats = (t.column(c).to_pylist() if c in t.column_names else [None] * t.num_rows
+                                 for c in ("raw", "ingested_at"))
+                    m = pa.array([month_of(parse_started_at(_raw_started_at(raw)), at) if at else None
+                                  for raw, at in zip(raws, ats)], pa.string())
+                else:
+                    pairs = [pair for src in sources(f) for pair in games.get(src, [])]
+                    ids = pa.concat_arrays([i for i, _ in pairs]) if pairs else pa.array([], pa.string())
+                    months = pa.concat_arrays([mo for _, mo in pairs]) if pairs else pa.array([], pa.string())
+                    m = pc.take(months, pc.index_in(t.column("game_id"), value_set=ids))
+                m = pc.fill_null(m, month_of(None, datetime.fromtimestamp(f.stat().st_mtime, timezone.utc)))
+                rel = f.relative_to(self.root).as_posix()
+                members = compacted.pop(rel, None)
+                for (month,), part in _split(t.append_column(MONTH, m), MONTH):
+                    staged = self.staging / f"migrate.{len(moves)}.parquet"
+                    pq.write_table(part.drop_columns([MONTH]), staged, compression="zstd")
+                    dest = (f.parent / f"{MONTH}={month}" / f.name).relative_to(self.root).as_posix()
+                    moves.append([str(staged), dest])
+                    if members is not None:
+                        compacted[dest] = sorted(set(part.column(SRC).to_pylist()))
+                removes.append(rel)
+            self._journal({"moves": moves, "remove": removes, "compacted": compacted})
+            self.compacted = compacted
+            moved += len(removes)
+        return moved
+
+    def _journal(self, journal: dict[str, Any]) -> None:
+        """Write ``journal``, carry it out and delete it (a kill in between is rolled forward)."""
+        jpath = self.root / META / JOURNAL
+        _atomic_json(journal, jpath, self.staging)
+        _apply(self.root, journal, self.staging)
+        jpath.unlink()
 
     def _check_pseudonym(self) -> None:
         path = self.root / META / "pseudonym.json"
@@ -234,8 +350,8 @@ class Warehouse:
         prefix = source_prefix(source)
         moves = []
         placed: set[Path] = set()
-        for table, variant, part, staged in shards.staged:
-            dest = self.root / table / f"{PARTITION}={variant}" / shard_name(prefix, part)
+        for table, variant, month, part, staged in shards.staged:
+            dest = self.root / table / f"{PARTITION}={variant}" / f"{MONTH}={month}" / shard_name(prefix, part)
             moves.append([str(staged), dest.relative_to(self.root).as_posix()])
             placed.add(dest)
         stale = [f.relative_to(self.root).as_posix() for f in sorted(self.shards.get(prefix, set()) - placed)]
@@ -258,11 +374,7 @@ class Warehouse:
         sources = {**self.sources, source: info}
         # rewritten compacted files first: until this file's new shards land, its rows are missing,
         # never doubled
-        journal = {"moves": rewrites + moves, "remove": stale, "sources": sources, "compacted": compacted}
-        jpath = self.root / META / JOURNAL
-        _atomic_json(journal, jpath, self.staging)
-        _apply(self.root, journal, self.staging)
-        jpath.unlink()
+        self._journal({"moves": rewrites + moves, "remove": stale, "sources": sources, "compacted": compacted})
         self.shards[prefix] = placed
         self.sources = sources
         self.compacted = compacted
@@ -273,7 +385,7 @@ class Warehouse:
         return [self.root / rel for rel in sorted(self.compacted)]
 
     def compact(self, target_bytes: int = COMPACT_BYTES) -> dict[str, int]:
-        """Merge small shards of each table and variant into files of about ``target_bytes``.
+        """Merge small shards of each table, variant and month folder into files of about ``target_bytes``.
 
         Files are taken in name order and packed until a bin reaches ``target_bytes``; a bin of
         two files or more becomes one compacted shard ``c<16 hex of its members' names>-0000.parquet``
@@ -289,7 +401,7 @@ class Warehouse:
         before = after = b_before = b_after = merged = 0
         for table, schema in TABLES.items():
             out_schema = schema.append(pa.field(SRC, pa.string()))
-            for vdir in sorted((self.root / table).glob(f"{PARTITION}=*")):
+            for vdir in sorted((self.root / table).glob(f"{PARTITION}=*/{MONTH}=*")):
                 files = sorted(vdir.glob("*.parquet"))
                 before += len(files)
                 sizes = {f: f.stat().st_size for f in files}
@@ -327,17 +439,9 @@ class Warehouse:
                     after += 1
                     b_after += staged.stat().st_size
         if moves:
-            journal = {"moves": moves, "remove": removes, "compacted": compacted}
-            jpath = self.root / META / JOURNAL
-            _atomic_json(journal, jpath, self.staging)
-            _apply(self.root, journal, self.staging)
-            jpath.unlink()
+            self._journal({"moves": moves, "remove": removes, "compacted": compacted})
             self.compacted = compacted
-            self.shards = {}
-            for t in TABLES:
-                for f in (self.root / t).glob(f"{PARTITION}=*/*.parquet"):
-                    if not is_compacted(f.name):
-                        self.shards.setdefault(f.name.split("-", 1)[0], set()).add(f)
+            self._scan()
         return {"files_before": before, "files_after": after, "merged": merged, "bytes_before": b_before,
                 "bytes_after": b_after}
 
@@ -378,18 +482,43 @@ def run_row(record: dict[str, Any]) -> pa.Table:
 
 
 def read_rows(root: Path | str, table: str) -> list[dict[str, Any]]:
-    """Every row of one table of a warehouse as dicts, ``variant`` included, in shard order
-    (for checks and tests; the analytics read through DuckDB)."""
+    """Every row of one table of a warehouse as dicts, ``variant`` and ``month`` included, in
+    shard order (for checks and tests; the analytics read through DuckDB). Shards of the pre-month
+    layout read with ``month`` None."""
     rows: list[dict[str, Any]] = []
-    for f in sorted(Path(root, table).glob(f"{PARTITION}=*/*.parquet")):
-        v = f.parent.name.split("=", 1)[1]
+    folder = Path(root, table)
+    for f in sorted([*folder.glob(SHARD_GLOB), *folder.glob(OLD_SHARD_GLOB)]):
+        keys = _partitions(f)
         t = pq.read_table(f)
         if SRC in t.column_names:
             t = t.drop_columns([SRC])
         for r in t.to_pylist():
-            r[PARTITION] = v
+            r.update(keys)
             rows.append(r)
     return rows
+
+
+def _raw_started_at(raw: str | None) -> str | None:
+    """The ``started_at`` string of a stored reject's ``raw`` text when it parses as a JSON object."""
+    try:
+        obj = json.loads(raw) if raw else None
+    except (ValueError, RecursionError):
+        return None
+    v = obj.get("started_at") if isinstance(obj, dict) else None
+    return v if isinstance(v, str) else None
+
+
+def _split(t: pa.Table, *keys: str) -> list[tuple[tuple[str, ...], pa.Table]]:
+    """``t``'s rows grouped by the values of the string columns ``keys`` (sorted; row order kept)."""
+    if not keys:
+        return [((), t)]
+    col = t.column(keys[0])
+    values = sorted(pc.unique(col).to_pylist())
+    out = []
+    for v in values:
+        part = t if len(values) == 1 else t.filter(pc.equal(col, v))
+        out += [((v, *rest), sub) for rest, sub in _split(part, *keys[1:])]
+    return out
 
 
 @dataclass
@@ -398,23 +527,20 @@ class FileShards:
 
     wh: Warehouse
     file_index: int
-    buffers: dict[tuple[str, str], list[pa.Table]] = field(default_factory=dict)
-    sizes: dict[tuple[str, str], int] = field(default_factory=dict)
-    parts: dict[tuple[str, str], int] = field(default_factory=dict)
-    staged: list[tuple[str, str, int, Path]] = field(default_factory=list)
+    buffers: dict[tuple[str, str, str], list[pa.Table]] = field(default_factory=dict)
+    sizes: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    parts: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    staged: list[tuple[str, str, str, int, Path]] = field(default_factory=list)  # table, variant, month, part, file
     rows: dict[str, int] = field(default_factory=dict)
 
     def add(self, tables: dict[str, pa.Table]) -> None:
-        """Buffer tables of :data:`~ingest.schema.TABLES` that carry a ``variant`` column."""
+        """Buffer tables of :data:`~ingest.schema.TABLES` that carry ``variant`` and ``month`` columns."""
         for table, t in tables.items():
             if "_line" in t.column_names:  # the rows' private line column (ingest.rows.LINE)
                 t = t.drop_columns(["_line"])
-            col = t.column(PARTITION)
-            variants = pc.unique(col).to_pylist()
-            for v in sorted(variants):
-                part = t if len(variants) == 1 else t.filter(pc.equal(col, v))
-                key = (table, v)
-                self.buffers.setdefault(key, []).append(part.drop_columns([PARTITION]))
+            for (v, m), part in _split(t, PARTITION, MONTH):
+                key = (table, v, m)
+                self.buffers.setdefault(key, []).append(part.drop_columns([PARTITION, MONTH]))
                 self.sizes[key] = self.sizes.get(key, 0) + part.nbytes
                 self.rows[table] = self.rows.get(table, 0) + part.num_rows
                 if self.sizes[key] >= SHARD_BYTES:
@@ -422,17 +548,17 @@ class FileShards:
         while sum(self.sizes.values()) > FILE_BUFFER_BYTES:
             self._flush(max(self.sizes, key=lambda k: (self.sizes[k], k)))
 
-    def _flush(self, key: tuple[str, str]) -> None:
+    def _flush(self, key: tuple[str, str, str]) -> None:
         bufs = self.buffers.pop(key, [])
         self.sizes.pop(key, None)
         if not bufs:
             return
-        table, variant = key
+        table, variant, month = key
         part = self.parts.get(key, 0)
         self.parts[key] = part + 1
-        staged = self.wh.staging / f"{table}.{variant}.{self.file_index}.{part:04d}.parquet"
+        staged = self.wh.staging / f"{table}.{variant}.{month}.{self.file_index}.{part:04d}.parquet"
         pq.write_table(pa.concat_tables(bufs), staged, compression="zstd")
-        self.staged.append((table, variant, part, staged))
+        self.staged.append((table, variant, month, part, staged))
 
     def close(self) -> None:
         """Write every remaining buffer to staging."""

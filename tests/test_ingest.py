@@ -69,11 +69,12 @@ def write(path: Path, lines: list[bytes], *, final_newline: bool = False) -> Pat
 
 
 def table(wh: Path, name: str):
-    """All shards of one table, with the hive ``variant`` column, as a list of dicts."""
+    """All shards of one table, with the hive ``variant`` and ``month`` columns, as a list of dicts."""
     rows = []
-    for f in sorted((wh / name).glob("variant=*/*.parquet")):
+    for f in sorted((wh / name).glob("variant=*/month=*/*.parquet")):
         for r in pq.read_table(f).to_pylist():
-            r["variant"] = f.parent.name.split("=", 1)[1]
+            r["variant"] = f.parent.parent.name.split("=", 1)[1]
+            r["month"] = f.parent.name.split("=", 1)[1]
             rows.append(r)
     return rows
 
@@ -250,8 +251,9 @@ def test_shards_layout_and_no_temp_files(tmp_path):
     prefix = hashlib.sha256(str(src).encode()).hexdigest()[:20]  # shards are named after the input's path
     files = sorted(p.relative_to(wh).as_posix() for p in wh.rglob("*") if p.is_file())
     data = [f for f in files if not f.startswith(("_meta/", "ingest_runs/"))]
-    assert all(f.split("/")[1].startswith("variant=") and f.endswith(f"/{prefix}-0000.parquet") for f in data)
-    assert "games/variant=guilin/" + prefix + "-0000.parquet" in data
+    assert all(f.split("/")[1].startswith("variant=") and f.split("/")[2].startswith("month=")
+               and f.endswith(f"/{prefix}-0000.parquet") for f in data)
+    assert "games/variant=guilin/month=2026-11/" + prefix + "-0000.parquet" in data  # started_at 2026-11-29
     assert not [f for f in data if "/." in f or "/_" in f.split("/", 1)[1]]
     assert not list(tmp_path.glob(".wh.staging*"))  # staging removed
     runs = list((wh / "_meta" / "ingest_runs").glob("*.json"))

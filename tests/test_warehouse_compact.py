@@ -25,6 +25,23 @@ class Killed(BaseException):
     """Stands for a kill: no `except Exception` in ingest catches it."""
 
 
+def die_on_move(monkeypatch, hit, nth: int = 3) -> None:
+    """Make the ``nth`` ``os.replace`` of ``ingest.warehouse`` whose destination ``hit`` accepts raise
+    :class:`Killed`; staging folders are kept, as after a real kill."""
+    real = os.replace
+    n = {"moves": 0}
+
+    def dying(src, dst):
+        if hit(str(dst)):
+            n["moves"] += 1
+            if n["moves"] == nth:
+                raise Killed("killed")
+        return real(src, dst)
+
+    monkeypatch.setattr(warehouse.os, "replace", dying)
+    monkeypatch.setattr(warehouse.shutil, "rmtree", lambda *a, **k: None)
+
+
 def write(path: Path, gids: list[str], extra: list[str] = ()) -> Path:
     path.write_text("\n".join([json.dumps({**SHORT, "game_id": g}) for g in gids] + list(extra)) + "\n")
     return path
@@ -41,7 +58,7 @@ def snapshot(wh: Path) -> dict[str, list[str]]:
 
 
 def files(wh: Path, table: str) -> list[str]:
-    return sorted(p.name for p in (wh / table).glob("*/*.parquet"))
+    return sorted(p.name for p in (wh / table).glob("variant=*/month=*/*.parquet"))
 
 
 def compact(wh: Path, target: int = 1 << 20) -> dict:
@@ -106,18 +123,7 @@ def test_a_killed_compaction_is_rolled_forward(tmp_path, monkeypatch):
     wh = tmp_path / "wh"
     ingest(srcs, wh, workers=1, progress=False)
     before = snapshot(wh)
-    real = os.replace
-    n = {"moves": 0}
-
-    def dying(src, dst):
-        if str(dst).endswith("-0000.parquet") and "/c" in str(dst):
-            n["moves"] += 1
-            if n["moves"] == 3:
-                raise Killed("killed")
-        return real(src, dst)
-
-    monkeypatch.setattr(warehouse.os, "replace", dying)
-    monkeypatch.setattr(warehouse.shutil, "rmtree", lambda *a, **k: None)
+    die_on_move(monkeypatch, lambda dst: dst.endswith("-0000.parquet") and "/c" in dst)
     with pytest.raises(Killed):
         compact(wh)
     monkeypatch.undo()

@@ -99,7 +99,7 @@ def test_a_copy_under_another_path_is_all_duplicates(tmp_path):
     rep = run([copy], wh)
     assert counts(rep) == (3, 0, 0, 0, 3)  # the rejected lines too: the same bytes are stored once
     assert snapshot(wh) == first
-    assert not list(wh.glob("*/variant=*/" + hashlib.sha256(str(copy).encode()).hexdigest()[:20] + "-*"))
+    assert not list(wh.glob("*/variant=*/month=*/" + hashlib.sha256(str(copy).encode()).hexdigest()[:20] + "-*"))
 
 
 def test_other_content_under_a_stored_id_is_duplicate_game(tmp_path):
@@ -164,10 +164,10 @@ def test_parts_follow_the_buffers_and_stale_parts_go(tmp_path, monkeypatch):
     monkeypatch.setattr(warehouse, "SHARD_BYTES", 4000)
     monkeypatch.setattr(warehouse, "FILE_BUFFER_BYTES", 20_000)
     ingest([src], wh, workers=1, progress=False, chunk_lines=2)
-    parts = sorted(p.name for p in (wh / "actions" / "variant=guilin").glob("*.parquet"))
+    parts = sorted(p.name for p in (wh / "actions" / "variant=guilin").glob("month=*/*.parquet"))
     assert len(parts) >= 2 and parts[0].endswith("-0000.parquet") and parts[1].endswith("-0001.parquet")
     assert snapshot(wh) == snapshot(ref)
-    every = lambda: sorted(p.relative_to(wh).as_posix() for p in wh.glob("[!_i]*/variant=*/*.parquet"))
+    every = lambda: sorted(p.relative_to(wh).as_posix() for p in wh.glob("[!_i]*/variant=*/month=*/*.parquet"))
     many = every()
     monkeypatch.undo()
     rep = run([src], wh)
