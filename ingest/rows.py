@@ -45,6 +45,8 @@ import pyarrow as pa
 
 from ingest.reader import RAW_KEEP, Line
 from ingest.schema import MONTH, PARTITION, TABLES, UNKNOWN_VARIANT
+from replay.errors import RuleViolation
+from replay.record import parse_object
 
 LINE = "_line"
 """Private column of every buffered table: the input line number a row came from."""
@@ -128,37 +130,6 @@ class Pseudonymizer:
         if isinstance(seats, list):
             obj = {**obj, "seats": [self.pid(x) if isinstance(x, str) else x for x in seats]}
         return json.dumps(obj, ensure_ascii=False, separators=(", ", ": ")).encode("utf-8", "surrogatepass")
-
-
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    d = dict(pairs)
-    if len(d) != len(pairs):
-        seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise _DuplicateKey(dup)
-    return d
-
-
-def _strict_object(text: str) -> tuple[dict[str, Any] | None, tuple[str, str] | None]:
-    """Parse ``text`` (one line) with the standard library to find what msgspec accepts silently.
-
-    :returns: ``(obj, None)`` for a JSON object without repeated keys, ``(None, (rule, message))``
-        for a repeated key or nesting too deep, ``(None, None)`` when the line is not a JSON object
-        for other reasons (replay then says why).
-    """
-    try:
-        obj = json.loads(text, object_pairs_hook=_no_duplicates)
-    except _DuplicateKey as e:
-        return None, ("paipu.duplicate_key", f"key `{e}` appears twice in one object; the record is ambiguous")
-    except RecursionError:
-        return None, ("paipu.json_depth", "JSON nested too deeply to decode")
-    except (ValueError, TypeError):
-        return None, None
-    return (obj if isinstance(obj, dict) else None), None
 
 
 _GAME_ID = re.compile(rb'"game_id"\s*:\s*("(?:[^"\\\x00-\x1f]|\\.){1,300}")')
@@ -389,26 +360,28 @@ class Batch:
                       hua_cards=fg.get("hua_cards"), special=fg.get("special"), units=comp.get("units"),
                       month=month, _line=line_no)
 
-    def add_line(self, line: Line, replay: Callable[[bytes], Any]) -> None:
-        """Route one reader line: reader problems, invalid UTF-8, repeated keys and too-deep
-        nesting become rejects, everything else goes through ``replay`` (``replay_line``)."""
+    def add_line(self, line: Line, replay: Callable[[bytes, dict[str, Any]], Any]) -> None:
+        """Route one reader line: reader problems, invalid UTF-8 and lines that are not one JSON
+        object (bad JSON, repeated keys, too-deep nesting: :func:`replay.record.parse_object`)
+        become rejects; every parsed object goes through ``replay`` (``replay_line(raw, obj)``)."""
         if line.problem is not None:
             p = line.problem
             self.add_reject(line.source_file, line.line_no, line.raw, p.code, p.rule, p.message,
                             raw_sha256=p.raw_sha256, raw_bytes=p.raw_bytes)
             return
         try:
-            text = line.raw.decode("utf-8")
+            line.raw.decode("utf-8")
         except UnicodeDecodeError as e:
             self.add_reject(line.source_file, line.line_no, line.raw, "bad_json", "paipu.utf8",
                             f"not UTF-8: {e}")
             return
-        obj, why = _strict_object(text)
-        if why is not None:
-            self.add_reject(line.source_file, line.line_no, line.raw, "bad_json", why[0], why[1])
+        try:
+            obj = parse_object(line.raw)  # the line's one parse; replay reuses it
+        except RuleViolation as e:
+            self.add_reject(line.source_file, line.line_no, line.raw, e.code, e.rule, e.message)
             return
         try:
-            out = replay(line.raw)
+            out = replay(line.raw, obj)
         except Exception as e:  # an engine bug must not stop the ingest; the line is kept
             self.add_reject(line.source_file, line.line_no, line.raw, "engine_error", "paipu.engine",
                             f"replay raised {type(e).__name__}: {e}", claimed_variant=_peek_variant(line.raw),

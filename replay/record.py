@@ -175,26 +175,40 @@ def _repeated_key(raw: bytes | str, obj: Any = None) -> str | None:
     return None
 
 
-def decode_record(raw: bytes | str) -> Record:
-    """Decode one JSON line into a :class:`Record`.
+def parse_object(raw: bytes | str) -> dict[str, Any]:
+    """Parse one JSON line into the plain object of a record, checked for what msgspec accepts
+    silently (a repeated key). The one parse of a line: :func:`decode_record` and the ingest
+    (``ingest.rows``) both start from it.
 
-    :raises RuleViolation: ``bad_json`` when the line is not one JSON object or repeats a key
-        inside an object (rule ``paipu.duplicate_key``);
-        ``schema`` for a missing, mistyped, out-of-range or unknown field (the
-        message names the JSON path).
+    :raises RuleViolation: ``bad_json`` when the line is not JSON (rule ``paipu.json``), nests
+        too deeply (``paipu.json_depth``), is not one object (``paipu.json``) or repeats a key
+        inside an object (``paipu.duplicate_key``).
     """
     try:
         obj = msgspec.json.decode(raw)
     except msgspec.DecodeError as e:
         raise RuleViolation("bad_json", "paipu.json", f"not valid JSON: {e}") from None
     except RecursionError:
-        raise RuleViolation("bad_json", "paipu.json", "JSON nested too deeply") from None
+        raise RuleViolation("bad_json", "paipu.json_depth", "JSON nested too deeply to decode") from None
     if not isinstance(obj, dict):
         raise RuleViolation("bad_json", "paipu.json", f"a record is one JSON object, got {type(obj).__name__}")
     dup = _repeated_key(raw, obj)
     if dup is not None:  # msgspec keeps the last value silently; a repeated key makes a record ambiguous
         raise RuleViolation("bad_json", "paipu.duplicate_key",
                             f"key `{dup}` appears twice in one object; the record is ambiguous")
+    return obj
+
+
+def decode_record(raw: bytes | str, obj: dict[str, Any] | None = None) -> Record:
+    """Decode one JSON line into a :class:`Record`.
+
+    :param obj: the line as :func:`parse_object` already gave it (then ``raw`` is not parsed again).
+    :raises RuleViolation: ``bad_json`` as :func:`parse_object` raises it;
+        ``schema`` for a missing, mistyped, out-of-range or unknown field (the
+        message names the JSON path).
+    """
+    if obj is None:
+        obj = parse_object(raw)
     problems = _unknown_fields(obj, "record", "$")
     for key, kind in (("deal", "deal"), ("result", "result"), ("shuffle", "shuffle")):
         if isinstance(obj.get(key), dict):

@@ -188,9 +188,11 @@ def replay_record(rec: Record, raw: bytes = b"", *, stop_after: int | None = Non
     return ReplayOutcome(verdict(errors, computed, ruleset.id), rec, ruleset, state, state.facts(), raw=raw)
 
 
-def replay_line(raw: bytes | str) -> ReplayOutcome:
+def replay_line(raw: bytes | str, obj: dict[str, Any] | None = None) -> ReplayOutcome:
     """Decode and replay one JSON line (spec §1, §6).
 
+    :param obj: the line as :func:`replay.record.parse_object` already gave it (the ingest parses
+        each line once); None to parse ``raw`` here.
     :returns: a :class:`ReplayOutcome`; a line that is not a record gets a
         verdict with ``bad_json`` or ``schema`` and ``record`` None. Never raises
         for bad content.
@@ -199,11 +201,12 @@ def replay_line(raw: bytes | str) -> ReplayOutcome:
         raw = raw.encode("utf-8", "surrogatepass")
     sha = sha256_hex(raw)
     try:
-        rec = decode_record(raw)
+        rec = decode_record(raw, obj)
     except RuleViolation as e:
         gid = None
         try:
-            obj = msgspec.json.decode(raw)
+            if obj is None:
+                obj = msgspec.json.decode(raw)
             if isinstance(obj, dict) and isinstance(obj.get("game_id"), str):
                 gid = obj["game_id"]
         except (msgspec.DecodeError, RecursionError):

@@ -349,7 +349,7 @@ def test_engine_crash_is_a_counted_reject():
     from ingest.reader import Line
     from ingest.rows import Batch
 
-    def boom(raw):
+    def boom(raw, obj):
         raise ZeroDivisionError("engine bug")
 
     b = Batch(datetime(2026, 1, 1, tzinfo=timezone.utc))
