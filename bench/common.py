@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import platform
 import subprocess
@@ -10,6 +9,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Sequence
+
+from replay.workers import process_pool
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build" / "bench"
@@ -19,8 +20,7 @@ RESULTS = ROOT / "bench" / "results.json"
 
 def pool(workers: int) -> ProcessPoolExecutor:
     """A process pool whose workers start clean (forkserver where available)."""
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+    return process_pool(workers)
 
 
 def cpus() -> int:

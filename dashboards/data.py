@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from analytics.queries import experiment_expr
+from analytics.queries import experiment_expr, no_experiment
 
 # Columns per table with their DuckDB types (docs/warehouse.md). A column the files lack becomes a
 # typed NULL, and a table without files an empty typed view, so pages never hit binder errors
@@ -86,19 +86,25 @@ class Filters:
         return p
 
 
-# Filter on a games row aliased ``g``; every value is a bound parameter.
-_SCOPE = ("(len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], g.variant)) AND "
-          "(len($rulesets::VARCHAR[]) = 0 OR list_contains($rulesets::VARCHAR[], g.ruleset_id))")
+def _variant_ruleset(alias: str) -> str:
+    """Variant and ruleset filter on a row aliased ``alias``; every value is a bound parameter."""
+    return (f"(len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], {alias}.variant)) AND "
+            f"(len($rulesets::VARCHAR[]) = 0 OR list_contains($rulesets::VARCHAR[], {alias}.ruleset_id))")
 
 
-def scope(con: duckdb.DuckDBPyConnection) -> str:
-    """Variant, ruleset and experiment filter on a games row ``g`` (params: :meth:`Filters.scope_params`)."""
-    return _SCOPE + f" AND ($experiments OR ({experiment_expr(con)}) IS NULL)"
+_SCOPE = _variant_ruleset("g")  # on a games row aliased ``g``
 
 
-def game_filter(con: duckdb.DuckDBPyConnection) -> str:
+def scope(con: duckdb.DuckDBPyConnection, alias: str = "g", table: str = "games") -> str:
+    """Variant, ruleset and experiment filter (params: :meth:`Filters.scope_params`) on a row of
+    ``table`` aliased ``alias``: a games row ``g`` by default; ``seats`` carries the same columns
+    (variant, ruleset_id, valid, experiment), so seat figures need no join with games."""
+    return _variant_ruleset(alias) + f" AND ($experiments OR {no_experiment(con, table, alias)})"
+
+
+def game_filter(con: duckdb.DuckDBPyConnection, alias: str = "g", table: str = "games") -> str:
     """:func:`scope` plus the valid-only switch (params: :meth:`Filters.params`)."""
-    return scope(con) + " AND (NOT $valid_only OR g.valid)"
+    return scope(con, alias, table) + f" AND (NOT $valid_only OR {alias}.valid)"
 
 
 def _q(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
@@ -176,9 +182,11 @@ def connect_local(warehouse: str | Path) -> duckdb.DuckDBPyConnection:
 
 def filter_choices(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     """Distinct variants and ruleset ids present in ``games`` (for the filter widgets)."""
-    v = _q(con, "SELECT DISTINCT variant FROM games WHERE variant IS NOT NULL ORDER BY 1")
-    r = _q(con, "SELECT DISTINCT ruleset_id FROM games WHERE ruleset_id IS NOT NULL ORDER BY 1")
-    return {"variants": v["variant"].to_list(), "rulesets": r["ruleset_id"].to_list()}
+    return _q(con, """
+        SELECT coalesce(list(DISTINCT variant ORDER BY variant) FILTER (WHERE variant IS NOT NULL), []) AS variants,
+               coalesce(list(DISTINCT ruleset_id ORDER BY ruleset_id) FILTER (WHERE ruleset_id IS NOT NULL), [])
+                   AS rulesets
+        FROM games""").row(0, named=True)  # one scan for both lists
 
 
 def summary(con: duckdb.DuckDBPyConnection, f: Filters) -> dict[str, Any]:
@@ -193,25 +201,28 @@ def summary(con: duckdb.DuckDBPyConnection, f: Filters) -> dict[str, Any]:
     fractions, None when there is nothing to divide by.
     """
     p = f.params()
-    head = _q(con, f"""
-        SELECT count(*) AS games, count(*) FILTER (WHERE g.valid) AS valid,
-               count(*) FILTER (WHERE NOT g.valid) AS invalid
-        FROM games g WHERE {scope(con)}""", f.scope_params()).row(0, named=True)
+    exp = f"(({experiment_expr(con)}) IS NOT NULL)"
+    # one scan of games for every figure: a row per (in scope, counted by the statistics, outcome);
+    # the wins counted by the statistics are one group, so its avg() are the means themselves
+    groups = _q(con, f"""
+        SELECT ($experiments OR NOT {exp}) AS in_scope, (NOT $valid_only OR g.valid) AS stat, g.outcome,
+               count(*) AS n, count(*) FILTER (WHERE g.valid) AS valid, count(*) FILTER (WHERE NOT g.valid) AS invalid,
+               count(*) FILTER (WHERE {exp}) AS experiment_games,
+               avg(g.points) AS mean_points, avg(g.tuo) AS mean_tuo, avg(g.units) AS mean_units
+        FROM games g WHERE {_SCOPE} GROUP BY ALL""", p).to_dicts()
     rej = _q(con, """SELECT count(*) AS n FROM rejects r
                      WHERE len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant)""",
              {"variants": p["variants"]}).item()
-    stats = _q(con, f"""
-        SELECT count(*) FILTER (WHERE g.outcome IS NOT NULL) AS decided,
-               count(*) FILTER (WHERE g.outcome = 'win') AS wins,
-               count(*) FILTER (WHERE g.outcome = 'draw') AS draws,
-               avg(g.points) FILTER (WHERE g.outcome = 'win') AS mean_points,
-               avg(g.tuo) FILTER (WHERE g.outcome = 'win') AS mean_tuo,
-               avg(g.units) FILTER (WHERE g.outcome = 'win') AS mean_units
-        FROM games g WHERE {game_filter(con)}""", p).row(0, named=True)
-    exp = _q(con, f"""SELECT count(*) FROM games g WHERE {_SCOPE} AND ({experiment_expr(con)}) IS NOT NULL""",
-             {"variants": p["variants"], "rulesets": p["rulesets"]}).item()
-    out = {**head, "rejects": rej, "experiment_games": exp, **stats}
-    out["draw_rate"] = stats["draws"] / stats["decided"] if stats["decided"] else None
+    scoped = [g for g in groups if g["in_scope"]]
+    stat = [g for g in scoped if g["stat"]]
+    win = next((g for g in stat if g["outcome"] == "win"), {})
+    out = {"games": sum(g["n"] for g in scoped), "valid": sum(g["valid"] for g in scoped),
+           "invalid": sum(g["invalid"] for g in scoped), "rejects": rej,
+           "experiment_games": sum(g["experiment_games"] for g in groups),
+           "decided": sum(g["n"] for g in stat if g["outcome"] is not None), "wins": win.get("n", 0),
+           "draws": sum(g["n"] for g in stat if g["outcome"] == "draw"),
+           **{k: win.get(k) for k in ("mean_points", "mean_tuo", "mean_units")}}
+    out["draw_rate"] = out["draws"] / out["decided"] if out["decided"] else None
     return out
 
 
@@ -230,13 +241,16 @@ def errors_by_code(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
         WHERE {scope(con)} AND NOT g.valid GROUP BY 1 ORDER BY n DESC, 1""", f.scope_params())
 
 
+# Seat figures read ``seats`` alone (no join with games): it carries the games' variant,
+# ruleset_id, valid and experiment, and ``is_winner`` is null exactly when ``games.outcome`` is
+# (replay failed, docs/warehouse.md), so "decided game" is ``s.is_winner IS NOT NULL``.
+
 def win_rate_by_seat(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
     """胡率 per seat over decided games in scope: ``seat``, ``games``, ``wins``, ``rate``."""
     return _q(con, f"""
         SELECT s.seat, count(*) AS games, count(*) FILTER (WHERE s.is_winner) AS wins,
                count(*) FILTER (WHERE s.is_winner) / count(*) AS rate
-        FROM seats s JOIN games g ON g.game_id = s.game_id AND g.variant = s.variant
-        WHERE {game_filter(con)} AND g.outcome IS NOT NULL
+        FROM seats s WHERE {game_filter(con, "s", "seats")} AND s.is_winner IS NOT NULL
         GROUP BY 1 ORDER BY 1""", f.params())
 
 
@@ -245,8 +259,7 @@ def win_rate_by_role(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame
     return _q(con, f"""
         SELECT s.is_dealer, count(*) AS seats, count(*) FILTER (WHERE s.is_winner) AS wins,
                count(*) FILTER (WHERE s.is_winner) / count(*) AS rate
-        FROM seats s JOIN games g ON g.game_id = s.game_id AND g.variant = s.variant
-        WHERE {game_filter(con)} AND g.outcome IS NOT NULL AND s.is_dealer IS NOT NULL
+        FROM seats s WHERE {game_filter(con, "s", "seats")} AND s.is_winner IS NOT NULL AND s.is_dealer IS NOT NULL
         GROUP BY 1 ORDER BY 1 DESC""", f.params())
 
 

@@ -31,9 +31,10 @@ import json
 import random
 import sys
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from replay.workers import process_pool
 
 Mutation = Callable[[dict, Any, random.Random], "tuple[str, dict] | None"]
 
@@ -465,7 +466,7 @@ def run(variants_: list[str] | None = None, games: int = 5, seed: int = 1, per_k
     todo = variants_ or [v.id for v in VARIANTS.values() if v.implemented]
     if workers <= 1:
         return [mutate_variant(v, games, seed, per_kind, kinds) for v in todo]
-    with ProcessPoolExecutor(workers) as pool:
+    with process_pool(workers) as pool:
         return list(pool.map(mutate_variant, todo, [games] * len(todo), [seed] * len(todo),
                              [per_kind] * len(todo), [kinds] * len(todo)))
 

@@ -10,7 +10,6 @@ and ``lines = read + blank``.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import platform
 import time
@@ -28,6 +27,7 @@ from ingest.dedupe import Index
 from ingest.reader import MAX_LINE_BYTES, FileStats, Line, find_inputs, read_lines
 from ingest.rows import ChunkResult, Counts, Pseudonymizer, process_chunk
 from ingest.warehouse import FileShards, Warehouse, source_prefix
+from replay.workers import process_pool
 
 CHUNK_LINES = 256
 CHUNK_BYTES = 8 << 20
@@ -122,9 +122,7 @@ class _FileState:
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
-    # forkserver: workers start from a clean process, not a fork of one running a progress thread
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+    return process_pool(workers)  # clean workers, not forks of a process running a progress thread
 
 
 class _Dask:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
@@ -19,6 +18,7 @@ import typer
 from replay import variants
 from replay.options import parse_overrides
 from replay.replayer import replay_line
+from replay.workers import process_pool
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
@@ -184,7 +184,7 @@ def simulate_cmd(
         if workers == 1 or len(chunks) == 1:
             lines = [ln for part in map(_sim_chunk, chunks) for ln in part]
         else:
-            with ProcessPoolExecutor(workers) as pool:
+            with process_pool(workers) as pool:
                 lines = [ln for part in pool.map(_sim_chunk, chunks) for ln in part]
     tmp = out.with_name(out.name + ".tmp")
     with open(tmp, "wb") as fh:

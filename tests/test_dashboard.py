@@ -95,9 +95,10 @@ def _games(root: Path) -> None:
             "breakdown_json": json.dumps({"tuo": tuo}) if tuo else None, "claimed": True,
             "claim_matches": None if outcome is None else gid != "bad-mismatch", "wall_left": 16,
             "record_json": raw, "ingested_at": NOW})
-        for s in range(3):
+        for s in range(3):  # as ingest writes them: is_winner null when replay failed (outcome null)
             seats.append({"game_id": gid, "ruleset_id": rs, "seat": s, "player_id": f"p:{'abc'[s]}",
-                          "is_dealer": s == 0, "is_winner": winner == s, "score": None if outcome is None else
+                          "is_dealer": s == 0, "is_winner": None if outcome is None else winner == s,
+                          "score": None if outcome is None else
                           ((12 if s == winner else -6) if outcome == "win" else 0),
                           "dianpao": False, "n_melds": 0, "valid": valid})
     gschema = {"game_id": pl.String, "ruleset_id": pl.String, "rules_json": pl.String, "engine_version": pl.String,
