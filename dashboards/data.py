@@ -1,8 +1,8 @@
 """Thin, read-only query layer over the Parquet warehouse (docs/warehouse.md), for the dashboard
 and the ``paipu audit`` command.
 
-:func:`connect` uses ``analytics.views.connect`` when that module is importable and otherwise
-builds the same hardened in-memory views itself. The query functions stay here because the pages
+:func:`connect` is ``analytics.views.connect`` (the one place the views are built). The query
+functions stay here because the pages
 need multi-select filters and a valid-only switch that ``analytics.queries`` does not take; every
 one takes a connection and binds every user value as a parameter. No Streamlit here, so the CLI
 and tests use it directly.
@@ -19,48 +19,10 @@ import duckdb
 import polars as pl
 
 from analytics.queries import experiment_expr, no_experiment
+from ingest.schema import TABLES as WAREHOUSE_TABLES
 
-# Columns per table with their DuckDB types (docs/warehouse.md). A column the files lack becomes a
-# typed NULL, and a table without files an empty typed view, so pages never hit binder errors
-# while ingest's schema is still moving.
-SCHEMAS: dict[str, dict[str, str]] = {
-    "games": {
-        "game_id": "VARCHAR", "variant": "VARCHAR", "ruleset_id": "VARCHAR", "rules_json": "VARCHAR",
-        "engine_version": "VARCHAR", "record_sha256": "VARCHAR", "source_file": "VARCHAR",
-        "source_line": "BIGINT", "started_at": "TIMESTAMPTZ", "table_id": "VARCHAR", "round": "BIGINT",
-        "stake": "BIGINT", "n_seats": "BIGINT", "dealer": "BIGINT", "valid": "BOOLEAN",
-        "error_code": "VARCHAR", "error_rule": "VARCHAR", "error_message": "VARCHAR",
-        "error_step": "BIGINT", "n_errors": "BIGINT", "n_actions": "BIGINT", "outcome": "VARCHAR",
-        "winner": "BIGINT", "win_card": "VARCHAR", "win_from": "BIGINT", "win_kind": "VARCHAR",
-        "points": "BIGINT", "units": "BIGINT", "tuo": "BIGINT", "hand_types": "VARCHAR[]",
-        "xing_count": "BIGINT", "breakdown_json": "VARCHAR", "claimed": "BOOLEAN",
-        "claim_matches": "BOOLEAN", "wall_left": "BIGINT", "record_json": "VARCHAR",
-        "ingested_at": "TIMESTAMPTZ",
-    },
-    "seats": {
-        "game_id": "VARCHAR", "variant": "VARCHAR", "ruleset_id": "VARCHAR", "seat": "BIGINT",
-        "player_id": "VARCHAR", "is_dealer": "BOOLEAN", "is_winner": "BOOLEAN", "score": "BIGINT",
-        "dianpao": "BOOLEAN", "n_melds": "BIGINT", "win_kind": "VARCHAR", "valid": "BOOLEAN",
-    },
-    "actions": {
-        "game_id": "VARCHAR", "variant": "VARCHAR", "step": "BIGINT", "seat": "BIGINT", "act": "VARCHAR",
-        "card": "VARCHAR", "cards": "VARCHAR[]", "from_seat": "BIGINT", "tail": "BOOLEAN",
-    },
-    "melds": {
-        "game_id": "VARCHAR", "variant": "VARCHAR", "seat": "BIGINT", "kind": "VARCHAR",
-        "cards": "VARCHAR[]", "points": "BIGINT", "origin": "VARCHAR",
-    },
-    "xing": {
-        "game_id": "VARCHAR", "variant": "VARCHAR", "ruleset_id": "VARCHAR", "winner": "BIGINT",
-        "mode": "VARCHAR", "cards": "VARCHAR[]", "count": "BIGINT",
-    },
-    "rejects": {
-        "source_file": "VARCHAR", "source_line": "BIGINT", "game_id": "VARCHAR", "code": "VARCHAR",
-        "step": "BIGINT", "rule": "VARCHAR", "message": "VARCHAR", "raw_sha256": "VARCHAR",
-        "raw": "VARCHAR", "raw_bytes": "BIGINT", "claimed_variant": "VARCHAR", "ingested_at": "TIMESTAMPTZ",
-        "variant": "VARCHAR",
-    },
-}
+TABLES = tuple(WAREHOUSE_TABLES)
+"""The warehouse's tables (ingest/schema.py), in order; the views are analytics.views'."""
 
 
 @dataclass(frozen=True)
@@ -116,66 +78,25 @@ def _q(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None =
         cur.close()
 
 
-def _sql_str(s: str) -> str:
-    """A SQL string literal (DDL cannot take bound parameters; the path comes from the operator)."""
-    return "'" + s.replace("'", "''") + "'"
-
-
 def layout(warehouse: str | Path) -> tuple[bool, ...]:
-    """Which tables of :data:`SCHEMAS` have at least one Parquet file (in that order).
+    """Which tables of :data:`TABLES` have at least one Parquet file (in that order).
 
     Views are built once per connection; a caller that caches the connection keys it on this so a
     table that appears after start-up (first ingest) gets a real view.
     """
     root = Path(warehouse)
-    return tuple(next((root / t).rglob("*.parquet"), None) is not None for t in SCHEMAS)
+    return tuple(next((root / t).rglob("*.parquet"), None) is not None for t in TABLES)
 
 
 def connect(warehouse: str | Path) -> duckdb.DuckDBPyConnection:
-    """The warehouse's hardened root connection: ``analytics.views.connect`` when available,
-    else :func:`connect_local`. Take a ``cursor()`` per query.
+    """The warehouse's hardened root connection (:func:`analytics.views.connect`: views over every
+    table, file access limited to the warehouse, configuration locked). Take a ``cursor()`` per query.
 
     :raises FileNotFoundError: ``warehouse`` is not a directory.
     """
-    try:
-        from analytics.views import connect as analytics_connect
-    except ImportError:
-        return connect_local(warehouse)
+    from analytics.views import connect as analytics_connect
+
     return analytics_connect(warehouse)
-
-
-def connect_local(warehouse: str | Path) -> duckdb.DuckDBPyConnection:
-    """An in-memory, hardened DuckDB connection with one view per warehouse table.
-
-    Views read ``<warehouse>/<table>/**/*.parquet`` (absolute, hive-partitioned by ``variant``,
-    union by name). Afterwards file access is limited to the warehouse, external access is off
-    and the configuration is locked, so SQL cannot read other files, ``ATTACH``, ``INSTALL`` or
-    change settings.
-
-    :raises FileNotFoundError: ``warehouse`` is not a directory.
-    """
-    root = Path(warehouse).expanduser().resolve()
-    if not root.is_dir():
-        raise FileNotFoundError(f"warehouse {root} is not a directory")
-    con = duckdb.connect(":memory:")
-    con.execute("SET autoinstall_known_extensions = false")
-    con.execute("SET autoload_known_extensions = false")
-    for table, schema in SCHEMAS.items():
-        glob = root / table / "**" / "*.parquet"
-        if next((root / table).rglob("*.parquet"), None) is not None:
-            src = (f"read_parquet({_sql_str(str(glob))}, hive_partitioning = true, "
-                   f"union_by_name = true)")
-            have = {r[0] for r in con.sql(f"DESCRIBE SELECT * FROM {src}").fetchall()}
-            cols = [f'"{c}"' if c in have else f'CAST(NULL AS {t}) AS "{c}"' for c, t in schema.items()]
-            con.execute(f'CREATE VIEW "{table}" AS SELECT {", ".join(cols)} FROM {src}')
-        else:
-            cols = [f'CAST(NULL AS {t}) AS "{c}"' for c, t in schema.items()]
-            con.execute(f'CREATE VIEW "{table}" AS SELECT {", ".join(cols)} WHERE false')
-    # trailing "/": allowed_directories matches prefixes, so /wh must not also allow /wh2
-    con.execute(f"SET allowed_directories = [{_sql_str(str(root) + '/')}]")
-    con.execute("SET enable_external_access = false")
-    con.execute("SET lock_configuration = true")
-    return con
 
 
 # --- overview -------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ class Ctx:
     def __init__(self) -> None:
         arg = warehouse_arg()
         self.path: str = ""
-        self.layout: tuple[bool, ...] = tuple(False for _ in data.SCHEMAS)
+        self.layout: tuple[bool, ...] = tuple(False for _ in data.TABLES)
         self.problem: str | None = None
         if not arg:
             self.problem = ("未设置数据仓库 No warehouse given: start with `paipu dashboard --warehouse DIR` "
@@ -68,7 +68,7 @@ class Ctx:
     @property
     def has_games(self) -> bool:
         """True when the ``games`` table has files."""
-        return self.layout[list(data.SCHEMAS).index("games")]
+        return self.layout[list(data.TABLES).index("games")]
 
     @property
     def empty(self) -> bool:
