@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import time
 from pathlib import Path
 
@@ -63,11 +62,8 @@ def main(argv: list[str] | None = None) -> None:
         t = time.perf_counter()
         write_input(inp, args.games, args.source)
         print(f"input written in {time.perf_counter() - t:.0f} s: {inp} ({inp.stat().st_size / 1e9:.2f} GB)", flush=True)
-    wh = folder / f"wh-{args.games}g"
-    shutil.rmtree(wh, ignore_errors=True)
-    res = run_probe(inp, wh, args.workers, timeout=6 * 3600)
+    res = run_probe(inp, folder / f"wh-{args.games}g", args.workers, timeout=6 * 3600)  # removed after
     res["input_bytes"] = inp.stat().st_size
-    res["warehouse_bytes"] = sum(p.stat().st_size for p in wh.rglob("*.parquet"))
     (folder / f"result-{args.games}g.json").write_text(json.dumps(res, indent=1))
     print(json.dumps(res, indent=1))
 
