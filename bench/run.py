@@ -70,8 +70,12 @@ def implemented_variants() -> list[str]:
 
 # -- the sections ---------------------------------------------------------------------------------
 
-def run_yardstick(cfg: Config) -> dict[str, Any]:
-    """python-chess plies/s; ``{"error": ...}`` (and no ratios) when python-chess is not installed."""
+def run_yardstick(cfg: Config, workers: int = 1) -> dict[str, Any]:
+    """python-chess plies/s per core, timed in ``workers`` processes at once — the way the replay
+    timers run, so both figures share the machine alike (on 2 cores two busy processes slow each
+    other by up to a third here). ``solo_plies_per_s``: one process alone. ``{"error": ...}`` (and
+    no ratios) when python-chess is not installed."""
+    from bench.common import pool
     from bench.yardstick import ensure_pgn, time_pgn
 
     try:
@@ -79,7 +83,13 @@ def run_yardstick(cfg: Config) -> dict[str, Any]:
     except RuntimeError as e:
         _say(f"no yardstick: {e}")
         return {"error": str(e), "plies_per_s": 0.0}
-    return time_pgn(path)
+    solo = time_pgn(path)
+    if workers <= 1:
+        return {**solo, "solo_plies_per_s": solo["plies_per_s"], "processes": 1}
+    with pool(workers) as ex:
+        runs = list(ex.map(time_pgn, [path] * workers))
+    return {**runs[0], "plies_per_s": sum(r["plies_per_s"] for r in runs) / len(runs),
+            "solo_plies_per_s": solo["plies_per_s"], "processes": workers}
 
 
 def run_replay(cfg: Config, workers: int) -> dict[str, Any]:
@@ -308,7 +318,7 @@ def run(cfg: Config) -> dict[str, Any]:
             "loadavg_start": loadavg(), "config": asdict(cfg), "workers": workers}
     results: dict[str, Any] = {"meta": meta}
     _say(f"yardstick (python-chess, {cfg.chess_games} games); load {meta['loadavg_start']}")
-    y0 = run_yardstick(cfg)
+    y0 = run_yardstick(cfg, workers)
     if "replay" in cfg.only:
         _say(f"replay: corpora of {cfg.games} games per variant")
         results["replay"] = run_replay(cfg, workers)
@@ -322,7 +332,7 @@ def run(cfg: Config) -> dict[str, Any]:
         _say(f"queries: warehouse of {cfg.warehouse_games} games")
         results["queries"] = run_queries(cfg, results.get("replay"))
     _say("yardstick again")
-    y1 = run_yardstick(cfg)
+    y1 = run_yardstick(cfg, workers)
     ply = (y0["plies_per_s"] + y1["plies_per_s"]) / 2  # the mean of the start and the end of the run
     results["yardstick"] = {**y1, "plies_per_s": ply, "start_plies_per_s": y0["plies_per_s"],
                             "end_plies_per_s": y1["plies_per_s"]}
