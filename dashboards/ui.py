@@ -316,6 +316,17 @@ def sidebar(c: Ctx) -> None:
         st.caption(f"warehouse: `{c.path}`")
 
 
+def games_page() -> tuple[Ctx, data.Filters]:
+    """Start a page that needs games: stop with a friendly message when there is no warehouse, it is
+    empty, or it holds only rejected lines; else the page's :class:`Ctx` and the sidebar's filters."""
+    c = ctx()
+    require_warehouse(c)
+    if not c.has_games:
+        st.info("没有对局 No games yet — only rejected lines.")
+        st.stop()
+    return c, filters()
+
+
 def filters() -> data.Filters:
     """The sidebar's current filters."""
     ss = st.session_state

@@ -10,12 +10,7 @@ import streamlit as st
 from dashboards import collusion, ui
 
 st.title("合谋线索 Collusion leads")
-c = ui.ctx()
-ui.require_warehouse(c)
-if not c.has_games:
-    st.info("没有对局 No games yet — only rejected lines.")
-    st.stop()
-f = ui.filters()
+c, f = ui.games_page()
 st.warning("这些是供人工复查的线索，不是结论：朋友常一起打牌，高手本来就赢得多 — these are leads for a human to "
            "review, not verdicts: friends play together and strong players win more. 请打开对局逐局核实 "
            "Open the games and check them one by one.", icon=":material/warning:")

@@ -10,12 +10,7 @@ import streamlit as st
 from dashboards import fairness, labels, ui
 
 st.title("公平性 Fairness")
-c = ui.ctx()
-ui.require_warehouse(c)
-if not c.has_games:
-    st.info("没有对局 No games yet — only rejected lines.")
-    st.stop()
-f = ui.filters()
+c, f = ui.games_page()
 
 
 def call(name: str, *args):

@@ -11,12 +11,7 @@ import streamlit as st
 from dashboards import players, ui
 
 st.title("排行榜 Leaderboard")
-c = ui.ctx()
-ui.require_warehouse(c)
-if not c.has_games:
-    st.info("没有对局 No games yet — only rejected lines.")
-    st.stop()
-f = ui.filters()
+c, f = ui.games_page()
 ss = st.session_state
 
 want_min = ui.qp_int("min", players.LEADERBOARD_MIN, 1, 1_000_000)

@@ -13,12 +13,7 @@ import streamlit as st
 from dashboards import labels, players, ui
 
 st.title("玩家 Player")
-c = ui.ctx()
-ui.require_warehouse(c)
-if not c.has_games:
-    st.info("没有对局 No games yet — only rejected lines.")
-    st.stop()
-f = ui.filters()
+c, f = ui.games_page()
 ss = st.session_state
 
 
