@@ -137,8 +137,10 @@ class GeziState(GameState):
             card = CODES[self.last_draw] if self.can_hu == "draw" and self.last_draw is not None else None
             evs.append(Event(seat=s, act="hu", card=card))
         if self.wall_left > 0:
+            counts = sc.chars_of(h)
             for ch in range(sc.N_CHARS):
-                evs += [Event(seat=s, act="guan_sheng", cards=_codes(cs)) for cs in self.combos(s, ch, 4)]
+                if counts[ch] >= 4:  # 觀生 needs four of the character (combos then checks 撿 cards)
+                    evs += [Event(seat=s, act="guan_sheng", cards=_codes(cs)) for cs in self.combos(s, ch, 4)]
             for k, cards in self.melds[s]:
                 if k == "guan_sheng":
                     evs += [Event(seat=s, act="hua", card=CODES[x]) for x in sc.KINDS_OF[sc.CHAR_OF[cards[0]]] if self.free(s, x) > 0]
@@ -150,11 +152,11 @@ class GeziState(GameState):
         """Open the discard to claims; the last discard nobody can 胡 ends the hand at once (荒庄)."""
         if self.wall_left == 0:
             w = Window(card, src, "discard", self.window_options(card, src))
+            if not w.options:
+                self.window_closed(w)
+                return
         else:  # built lazily: no option is forced or changes the state when passed (speed only)
             w = Window(card, src, "discard", build=lambda: self.window_options(card, src), closing=list)
-        if not w.options and self.wall_left == 0:
-            self.window_closed(w)
-            return
         self.window, self.phase = w, Phase.WINDOW
 
     def to_draw(self, seat: int, bu: bool = False) -> None:
