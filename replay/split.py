@@ -4,42 +4,99 @@ the families whose hands are groups and one 2-card remainder (沅江鬼胡子's 
 
 Only existence is asked (the claim windows and 听 checks ask it for every seat and card, and
 nearly every answer is no); the variants' own searches pick the best split of a hand that has one.
+
+The count vector is packed into one integer, a byte per kind with its top bit set as a guard
+(SWAR: "SIMD within a register"): taking a group is one subtraction, and it was possible exactly
+when every guard bit survived it (a kind short of cards borrows its own guard and no other, as a
+count never reaches 128). The lowest kind held is the integer's lowest set bit. That turns the
+per-node work of the search from building byte strings into a few integer operations.
+
+Kinds that no group or half joins fall apart into components (沅江's two sizes; 個子 and 花牌's
+上大人 and 可知禮 apart from the rest), and a hand splits exactly when each component does, one
+of them taking the half: each component is searched and memoised on its own, so the memo answers
+far more often than it would for whole hands.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Callable, Sequence
+
+MEMO_MAX = 500_000  # answers kept per test before the memo starts afresh (~60 MB at most)
 
 
 def split_test(runs_from: Sequence[Sequence[tuple[int, int, int]]], partners: Sequence[Sequence[int]],
                alike: tuple[int, ...] = (3,)) -> Callable[[bytes, int], bool]:
-    """A memoised ``can_split(counts, halves)``: True when ``counts`` (a count vector as bytes)
-    splits into groups of ``alike`` cards of one kind (3; 花牌 also 4 and 5), the runs of
-    ``runs_from[i]`` (the 3-card groups whose lowest kind is ``i``), and exactly ``halves``
-    2-card halves (a pair, or ``i`` with a kind of ``partners[i]``, all higher than ``i``).
-    Lowest kind first, stopping at the first split found.
+    """A memoised ``can_split(counts, halves)``: True when ``counts`` (a count vector as bytes,
+    every count under 128) splits into groups of ``alike`` cards of one kind (3; 花牌 also 4 and
+    5), the runs of ``runs_from[i]`` (the 3-card groups whose lowest kind is ``i``), and exactly
+    ``halves`` (0..7) 2-card halves (a pair, or ``i`` with a kind of ``partners[i]``, all higher
+    than ``i``). Lowest kind first, stopping at the first split found.
     """
+    n = len(runs_from)
+    guard = sum(0x80 << (8 * i) for i in range(n))
+    # Per lowest kind i: (what taking the group subtracts, halves it uses).
+    moves: list[tuple[tuple[int, int], ...]] = []
+    for i in range(n):
+        one = 1 << (8 * i)
+        m = [(k * one, 0) for k in alike]
+        m += [(one + (1 << (8 * r[1])) + (1 << (8 * r[2])), 0) for r in runs_from[i]]
+        m += [(2 * one, 1)] + [(one + (1 << (8 * j)), 1) for j in partners[i]]
+        moves.append(tuple(m))
+    masks = [sum(0xFF << (8 * k) for k in comp) for comp in _components(n, moves)]
+    memo: dict[int, bool] = {}
 
-    @lru_cache(maxsize=500_000)
+    def search(xb: int, halves: int) -> bool:
+        key = xb << 3 | halves
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        x = xb ^ guard
+        if not x:
+            ok = halves == 0
+        else:
+            ok = False
+            for d, used in moves[((x & -x).bit_length() - 1) >> 3]:
+                if used <= halves:
+                    y = xb - d
+                    if y & guard == guard and search(y, halves - used):
+                        ok = True
+                        break
+        if len(memo) >= MEMO_MAX:
+            memo.clear()
+        memo[key] = ok
+        return ok
+
     def can_split(counts: bytes, halves: int) -> bool:
-        left = len(counts.lstrip(b"\0"))
-        if not left:
-            return halves == 0
-        i = len(counts) - left
-        ci = counts[i]
-        takes: list[tuple[tuple[int, ...], int]] = [((i,) * n, 0) for n in alike if ci >= n]
-        takes += [(r, 0) for r in runs_from[i] if counts[r[1]] and counts[r[2]]]
-        if halves:
-            if ci >= 2:
-                takes.append(((i, i), 1))
-            takes += [((i, j), 1) for j in partners[i] if counts[j]]
-        for cards, used in takes:
-            rest = bytearray(counts)
-            for k in cards:
-                rest[k] -= 1
-            if can_split(bytes(rest), halves - used):
-                return True
-        return False
+        x = int.from_bytes(counts, "little")
+        if len(masks) == 1 or halves > 1:
+            return search(x | guard, halves)
+        parts = [p | guard for m in masks if (p := x & m)]
+        short = [p for p in parts if not search(p, 0)]
+        if not halves:
+            return not short
+        if short:  # the one component that cannot do without the half must take it
+            return len(short) == 1 and search(short[0], 1)
+        return any(search(p, 1) for p in parts)
 
+    can_split.cache_clear = memo.clear  # type: ignore[attr-defined]  # as functools' caches offer
     return can_split
+
+
+def _components(n: int, moves: list[tuple[tuple[int, int], ...]]) -> list[list[int]]:
+    """The kinds ``0..n-1`` grouped by the groups and halves that join them (union-find)."""
+    root = list(range(n))
+
+    def find(k: int) -> int:
+        while root[k] != k:
+            k = root[k]
+        return k
+
+    for i, ms in enumerate(moves):
+        for d, _ in ms:
+            for k in range(n):
+                if d >> (8 * k) & 0xFF:
+                    root[find(k)] = find(i)
+    comps: dict[int, list[int]] = {}
+    for k in range(n):
+        comps.setdefault(find(k), []).append(k)
+    return list(comps.values())
