@@ -39,6 +39,17 @@ def completions(pair: tuple[int, int]) -> set[int]:
     return {x for s in SENTENCES if a in s and b in s for x in s if x not in (a, b)}
 
 
+# The completions of every 门子 (sorted), and per card the 门子 that eat it — ``(own, lock, closes)``
+# in :data:`SENT_WITH` order: ``lock`` the kinds 锁牌 may lock after that 吃 (the card and the
+# completions, 003 §玩法规则 4.3), ``closes`` the 门子's other completions that 过吃 / 不能吃自己出过的牌
+# close (003 §玩法规则 3 ②, 4.1). Tables, so the claim windows build no sets per seat (speed only).
+COMPLETIONS: dict[tuple[int, int], frozenset[int]] = {p: frozenset(completions(p)) for p in MENZI2}
+EAT_WITH: dict[int, tuple[tuple[tuple[int, int], frozenset[int], tuple[int, ...]], ...]] = {
+    c: tuple((own, COMPLETIONS[own] | {c}, tuple(sorted(COMPLETIONS[own] - {c})))
+             for own in (tuple(k for k in s if k != c) for s in SENT_WITH[c]))
+    for c in range(20)}
+
+
 def is_eqs(cards: Sequence[int]) -> bool:
     """True when every card is one of 二七十 of one size (a 二七十 sentence or two of it)."""
     return any(all(c in e for c in cards) for e in EQS)
@@ -208,6 +219,75 @@ _MENZI_UP = {i: tuple(j for j in range(i + 1, 20) if (i, j) in MENZI2) for i in 
 # features: a group's kind (坎/歪/碰, 顺子/二七十) never changes whether a split exists, so the
 # winning card and its mode drop out of the key.
 _can_split = split_test([_SENT_FROM[i] for i in range(20)], [_MENZI_UP[i] for i in range(20)])
+
+
+class HandShape:
+    """:func:`shape_ok` of one concealed hand plus each card, for the 听 check (20 cards) and the 胡
+    options of every claim window while the hand stays the same (speed only: same answers).
+
+    No group or 门子 mixes 小 and 大, so a hand splits exactly when each size does, and the size whose
+    count is 2 (mod 3) takes the 门子 (a size of count 1 (mod 3) never splits). So per size of the
+    card, once per hand: how many 门子 that size takes, if the other size splits at all; then each
+    card needs one search of its own size. Every answer is kept.
+    """
+
+    __slots__ = ("hand", "n", "pairs", "need", "split")
+
+    def __init__(self, hand: bytes) -> None:
+        self.hand = hand
+        self.n = n = sum(hand)
+        # pairs, for 十对 / 九对半 (20 cards with the winning one)
+        self.pairs = sum(hand.translate(_HALF)) if n == 19 else 0
+        self.need: list[int | None] = [None, None]  # per size (小, 大): 门子 it takes, -1: no split
+        self.split: list[bool | None] = [None] * 20
+
+    def wins(self, w: int, no_melds: bool) -> bool:
+        """``shape_ok(hand, melds, w)``; ``no_melds``: the seat has no meld (十对 / 九对半 need none)."""
+        if no_melds and self.n == 19 and self.pairs + (self.hand[w] & 1) >= 9:
+            return True
+        r = self.split[w]
+        if r is None:
+            z = 0 if w < 10 else 1
+            halves = self.need[z]
+            if halves is None:
+                halves = self.need[z] = self._need(z)
+            if halves < 0:
+                r = False
+            else:
+                v = bytearray(self.hand[:10] + bytes(10) if z == 0 else bytes(10) + self.hand[10:])
+                v[w] += 1
+                r = _can_split(bytes(v), halves)
+            self.split[w] = r
+        return r
+
+    def waits(self, no_melds: bool, held: Sequence[int]) -> bool:
+        """Whether some card not all four ``held`` (hand and melds) completes the shape (听)."""
+        if no_melds and self.n == 19 and self.pairs >= 8:  # 十对 / 九对半 may be near: ask each card
+            return any(held[k] < 4 and self.wins(k, no_melds) for k in range(20))
+        for z in (0, 1):
+            if self.need[z] is None:
+                self.need[z] = self._need(z)
+            if self.need[z] >= 0 and any(held[k] < 4 and self.wins(k, no_melds) for k in range(10 * z, 10 * z + 10)):
+                return True
+        return False
+
+    def _need(self, z: int) -> int:
+        """门子 that size ``z`` (0 小, 1 大) takes with a card added, or -1 when the hand cannot split."""
+        if self.n % 3 != 1:  # hand + card must be 2 (mod 3): groups and one 门子
+            return -1
+        lo = sum(self.hand[:10])
+        t, o = (lo + 1, self.n - lo) if z == 0 else (self.n - lo + 1, lo)
+        if t % 3 == 1:
+            return -1
+        halves = 1 if o % 3 else 0  # the other size takes the 门子 when its count is 2 (mod 3)
+        if o:
+            rest = bytes(10) + self.hand[10:] if z == 0 else self.hand[:10] + bytes(10)
+            if not _can_split(rest, halves):
+                return -1
+        return 1 - halves
+
+
+_HALF = bytes(i >> 1 for i in range(256))  # a count → its pairs, for bytes.translate
 
 
 def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w: int | None, wmode: str,

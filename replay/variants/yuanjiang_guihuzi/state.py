@@ -40,9 +40,12 @@ class YuanjiangState(GameState):
         self.locked: list[set[int]] = [set() for _ in range(n)]  # 锁牌 (003 §玩法规则 4.3)
         self.after_wai: tuple[int, int] | None = None  # (seat, card): may 胡 now (003 §名词解析 4)
         self.dealer_discarded = False
+        self.piao, self.peng_on_flip = ruleset["piao"], ruleset["peng_on_flip"]  # read per window
+        self.order = [tuple((src + i) % n for i in range(n)) for src in range(n)]  # from src, in turn order
+        self.win: dict[str, Any] | None = None
+        self.shapes: dict[bytes, sc.HandShape] = {}  # hand → its shape answers (speed only)
         # 报听 (003 §胡牌胡型 2): 听 from the start; None until the dealer's first discard.
         self.ting: list[bool | None] = [None if s == self.dealer else self.is_ting(s) for s in range(n)]
-        self.win: dict[str, Any] | None = None
         self.phase, self.turn = Phase.DISCARD, self.dealer  # the dealer discards first (no start window)
 
     # -- hand helpers ----------------------------------------------------------------------
@@ -58,13 +61,21 @@ class YuanjiangState(GameState):
                 return i
         return None
 
+    def shape(self, seat: int) -> sc.HandShape:
+        """The shape answers of ``seat``'s hand now (kept while the hand stays the same)."""
+        key = bytes(self.hands[seat])
+        hs = self.shapes.get(key)
+        if hs is None:
+            hs = self.shapes[key] = sc.HandShape(key)
+        return hs
+
     def is_ting(self, seat: int) -> bool:
         """听: some card would complete the hand's shape (起胡条件 aside: 报听 lifts it)."""
         held = list(self.hands[seat])
         for _, cards in self.melds[seat]:
             for k in cards:
                 held[k] += 1
-        return any(held[k] < 4 and sc.shape_ok(self.hands[seat], self.melds[seat], k) for k in range(20))
+        return self.shape(seat).waits(not self.melds[seat], held)
 
     def baoting(self, seat: int) -> bool:
         """Whether a win by ``seat`` now is 报听 (option ``baoting``; docs §Decisions 3)."""
@@ -77,88 +88,98 @@ class YuanjiangState(GameState):
 
     def can_win(self, seat: int, card: int | None, wmode: str, tianhu: bool = False) -> bool:
         """Whether ``seat`` wins on ``card`` now: the shape, then 起胡条件 (003 §名词解析 5)."""
-        if card is not None and not sc.shape_ok(self.hands[seat], self.melds[seat], card, wmode):
+        if card is None:  # no shape, no reading: skip the scoring search (speed only)
+            if not sc.shape_ok(self.hands[seat], self.melds[seat], None):
+                return False
+        elif not self.shape(seat).wins(card, not self.melds[seat]):
             return False
         return self.evaluate(seat, card, wmode, tianhu).ok
 
     def _discardable_after(self, seat: int, used: dict[int, int], new_locks: set[int] = frozenset()) -> bool:
         """A claim is followed by a discard: some unlocked card must remain."""
-        lk = self.locked[seat] | new_locks
-        return any(n - used.get(k, 0) > 0 for k, n in enumerate(self.hands[seat]) if k not in lk)
+        lk, get = self.locked[seat], used.get
+        for k, n in enumerate(self.hands[seat]):
+            if n and n > get(k, 0) and k not in lk and k not in new_locks:
+                return True
+        return False
 
     def chi_locks(self, seat: int, card: int, own: tuple[int, int]) -> set[int]:
         """锁牌 made by eating ``card`` with ``own``: the copies of ``card`` left in hand and the other
         card that makes a sentence with ``own`` (003 §玩法规则 4.3: 小三小四小五小六 吃小三 → 小三 小六)."""
-        rest = list(self.hands[seat])
-        for k in own:
-            rest[k] -= 1
-        return {k for k in sc.completions(own) | {card} if rest[k] > 0}
+        h = self.hands[seat]
+        cands = sc.COMPLETIONS.get(own)
+        cands = cands | {card} if cands is not None else sc.completions(own) | {card}
+        return {k for k in cands if h[k] - own.count(k) > 0}
 
     def chi_choices(self, seat: int, card: int) -> list[tuple[int, int]]:
         """The 门子 (own two cards) ``seat`` may eat ``card`` with, honouring 不能吃自己出过的牌, 过吃 and
         their 门子 bans (003 §玩法规则 3 ②, 4.1), and leaving a card to discard."""
         if card in self.chi_closed[seat]:
             return []
-        h = self.hands[seat]
+        h, closed = self.hands[seat], self.menzi_closed[seat]
         out = []
-        for s in sc.SENT_WITH[card]:
-            own = tuple(k for k in s if k != card)
-            if any(h[k] == 0 for k in own) or (card, own) in self.menzi_closed[seat]:
+        for own, lock, _ in sc.EAT_WITH[card]:
+            a, b = own
+            if not h[a] or not h[b] or (card, own) in closed:
                 continue
-            if self._discardable_after(seat, {k: 1 for k in own}, self.chi_locks(seat, card, own)):
+            # chi_locks: ``lock`` holds neither card of ``own``, so what is left of it is all in hand
+            if self._discardable_after(seat, {a: 1, b: 1}, {k for k in lock if h[k]}):
                 out.append(own)
         return out
 
     # -- options ---------------------------------------------------------------------------
     def window_options(self, card: int, src: int, kind: str, wins: bool = True) -> list[Option]:
         """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``;
-        ``wins=False`` leaves out the 胡 (the closing options: a passed 胡 closes nothing)."""
+        ``wins=False`` leaves out 胡, 溜 and 飘 (the closing options: passing them closes nothing)."""
         out: list[Option] = []
-        c, code, flip = card, ZIPAI.codes[card], kind == "flip"
+        c, code, flip, hands = card, ZIPAI.codes[card], kind == "flip", self.hands
         if flip:  # the drawer's own acts on its own flip (003 §名词解析 ③ ④ ⑤)
-            d, h = src, self.hands[src]
+            d, h = src, hands[src]
             if self.meld_of(d, c, "wai") is not None:  # 歪后再摸一张 → 溜
-                out.append(Option(d, "liu", (R_OWN, 0), False, [Event(seat=d, act="liu", card=code)], f"{V}.liu"))
+                if wins:
+                    out.append(Option(d, "liu", (R_OWN, 0), False, [Event(seat=d, act="liu", card=code)], f"{V}.liu"))
             elif self.meld_of(d, c, "peng") is not None:
-                if self.rules["piao"]:  # 碰后自己摸起一个 → 飘
+                if wins and self.piao:  # 碰后自己摸起一个 → 飘
                     out.append(Option(d, "piao", (R_OWN, 0), False, [Event(seat=d, act="piao", card=code)], f"{V}.piao"))
-            else:
-                evs = []
-                if h[c] >= 3:  # 起手三张 + 摸到第四张 → 溜
-                    evs.append(Event(seat=d, act="liu", card=code, cards=[code] * 3))
-                if evs:
-                    out.append(Option(d, "liu", (R_OWN, 0), False, evs, f"{V}.liu"))
-                if h[c] >= 2 and self._discardable_after(d, {c: 2}):  # 自己有两张, 再摸出一张 → 歪
+            elif h[c] >= 2:
+                if wins and h[c] >= 3:  # 起手三张 + 摸到第四张 → 溜
+                    out.append(Option(d, "liu", (R_OWN, 0), False,
+                                      [Event(seat=d, act="liu", card=code, cards=[code] * 3)], f"{V}.liu"))
+                if self._discardable_after(d, {c: 2}):  # 自己有两张, 再摸出一张 → 歪
                     out.append(Option(d, "wai", (R_OWN, 0), False,
                                       [Event(seat=d, act="wai", card=code, cards=[code] * 2)], f"{V}.wai"))
-        order = [(src + i) % self.n for i in range(self.n)]
+        order = self.order[src]
         if flip and wins:  # 只可胡自己或别人摸出来的牌; the drawer first, then turn order (spec §4)
             for pos, s in enumerate(order):
                 if self.can_win(s, c, "self" if s == src else "flip"):
                     out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], f"{V}.hu"))
-        if not flip or self.rules["peng_on_flip"]:
+        if not flip or self.peng_on_flip:
             for s in order[1:]:
-                if self.hands[s][c] >= 2 and c not in self.peng_closed[s] and self._discardable_after(s, {c: 2}):
+                if hands[s][c] >= 2 and c not in self.peng_closed[s] and self._discardable_after(s, {c: 2}):
                     out.append(Option(s, "peng", (R_PENG, 0), False,
                                       [Event(seat=s, act="peng", card=code, cards=[code] * 2)], f"{V}.peng"))
-        chi_seats = [src, self.xia(src)] if flip else [self.xia(src)]  # 自己 > 下家
+        chi_seats = order[:2] if flip else order[1:2]  # 自己 > 下家
+        codes = ZIPAI.codes
         for pos, s in enumerate(chi_seats):
-            evs = [Event(seat=s, act="chi", card=code, cards=_codes(own)) for own in self.chi_choices(s, c)]
-            if evs:
-                out.append(Option(s, "chi", (R_CHI, pos), False, evs, f"{V}.chi"))
+            owns = self.chi_choices(s, c)
+            if owns:
+                out.append(Option(s, "chi", (R_CHI, pos), False,
+                                  [Event(seat=s, act="chi", card=code, cards=[codes[a], codes[b]]) for a, b in owns],
+                                  f"{V}.chi"))
         return out
 
     def discard_phase_events(self) -> list[Event]:
         """What the seat in its 出牌回合 may do: discard an unlocked card, 溜 (four in hand, or its 歪 plus
         the 4th from hand; no discard after), 胡 right after its 歪, 天胡 before anything."""
         s = self.turn
-        h = self.hands[s]
-        evs = [Event(seat=s, act="discard", card=ZIPAI.codes[k]) for k, n in enumerate(self.free(s)) if n]
+        h, lk, codes = self.hands[s], self.locked[s], ZIPAI.codes
+        evs = [Event(seat=s, act="discard", card=codes[k]) for k in range(20) if h[k] and k not in lk]
+        wai = {cards[0] for kind, cards in self.melds[s] if kind == "wai"}
         for k in range(20):  # 003 §玩法规则 3 ①: 出牌回合方可溜; 溜后不用出牌
             if h[k] == 4:
-                evs.append(Event(seat=s, act="liu", cards=[ZIPAI.codes[k]] * 4))
-            elif h[k] >= 1 and self.meld_of(s, k, "wai") is not None:
-                evs.append(Event(seat=s, act="liu", card=ZIPAI.codes[k]))
+                evs.append(Event(seat=s, act="liu", cards=[codes[k]] * 4))
+            elif h[k] >= 1 and k in wai:
+                evs.append(Event(seat=s, act="liu", card=codes[k]))
         if self.step == 0 and s == self.dealer and self.can_win(s, None, "", tianhu=True):
             evs.append(Event(seat=s, act="hu"))  # 天胡: 庄家起手胡牌
         if self.after_wai and self.after_wai[0] == s and self.can_win(s, None, ""):
@@ -251,12 +272,11 @@ class YuanjiangState(GameState):
         """不能吃自己出过的牌; the 门子 in hand that would have taken ``c`` may not eat its other card
         (003 §玩法规则 3 ②: 234568 出4 → 23 不能吃1, 56 不能吃7, 68 可以吃7)."""
         self.chi_closed[s].setdefault(c, "chi_own_discard")
-        h = self.hands[s]
-        for sent in sc.SENT_WITH[c]:
-            own = tuple(k for k in sent if k != c)
-            if all(h[k] for k in own):
-                for x in sc.completions(own) - {c}:
-                    self.menzi_closed[s].setdefault((x, own), "chi_own_discard")
+        h, closed = self.hands[s], self.menzi_closed[s]
+        for own, _, closes in sc.EAT_WITH[c]:
+            if h[own[0]] and h[own[1]]:
+                for x in closes:
+                    closed.setdefault((x, own), "chi_own_discard")
 
     def passed(self, o: Option, c: int) -> None:
         """What passing option ``o`` on ``c`` closes (003 §玩法规则 4): 过吃 closes ``c`` and, for each
@@ -264,10 +284,12 @@ class YuanjiangState(GameState):
         s = o.seat
         if o.act == "chi":
             self.chi_closed[s].setdefault(c, "guo_chi")
+            closed = self.menzi_closed[s]
             for e in o.events:
                 own = tuple(sorted(ZIPAI.index(x) for x in e.cards or []))
-                for x in sc.completions(own) - {c}:
-                    self.menzi_closed[s].setdefault((x, own), "guo_chi")
+                for x in sc.COMPLETIONS[own]:  # an option's 门子 is always one of a sentence
+                    if x != c:
+                        closed.setdefault((x, own), "guo_chi")
         elif o.act in ("peng", "wai"):
             self.peng_closed[s].add(c)
 
