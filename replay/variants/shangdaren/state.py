@@ -13,6 +13,7 @@ or in one's own turn and is followed by a replacement draw from the front (1e: �
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any
 
 from replay.cards import SHANGDAREN
@@ -20,11 +21,36 @@ from replay.engine import GameState, Option, Phase, Window
 from replay.record import Event
 from replay.variants.shangdaren import scoring as sc
 
+# Phase members as module names: Python 3.11's EnumType defines __getattr__, which makes every
+# ``Phase.X`` a slow attribute lookup (about 15 times a global's)
+START, DISCARD, WINDOW, DRAW, OVER = Phase.START, Phase.DISCARD, Phase.WINDOW, Phase.DRAW, Phase.OVER
 R_HU, R_DUI, R_CHI = 0, 1, 2  # priority ranks, lower first (002 §上大人 1b)
+CODES = SHANGDAREN.codes
+INDEX = {c: k for k, c in enumerate(CODES)}  # canonical codes; aliases go through ``self.card``
+# 吃 takes the discard's phrase with the two other characters of it from the hand (1b)
+CHI_OTHERS = tuple(tuple(x for x in sc.phrase_of(c) if x != c) for c in range(24))
 
 
 def _codes(kinds) -> list[str]:
-    return [SHANGDAREN.codes[k] for k in kinds]
+    return [CODES[k] for k in kinds]
+
+
+def _phrase_rems(h: list[int]) -> list[int]:
+    """The cards of each phrase in count vector ``h``, mod 3 (8 values)."""
+    return [(h[b] + h[b + 1] + h[b + 2]) % 3 for b in range(0, 24, 3)]
+
+
+def _shape_fits(r: list[int], extra: int | None) -> bool:
+    """Cheap filter before a full judge, on a hand's phrase remainders ``r`` (:func:`_phrase_rems`):
+    with one more card of kind ``extra`` (None: none), every phrase holds a multiple of 3 cards
+    except one that holds 2 more (groups of 3 within a phrase and one 聽頭 of 2)."""
+    if extra is None:
+        return sum(r) == 2 and 1 not in r  # remainders are 0..2: exactly one 2, the rest 0
+    v = r[extra // 3]
+    if v == 1:  # that phrase keeps the 聽頭; every other one must be whole
+        return sum(r) == 1
+    # a phrase at 0 would be left with 1; at 2 it becomes whole, and exactly one other keeps 2
+    return v == 2 and sum(r) == 4 and 1 not in r
 
 
 class ShangdarenState(GameState):
@@ -36,12 +62,20 @@ class ShangdarenState(GameState):
 
     def __init__(self, record, ruleset) -> None:
         super().__init__(record, ruleset)
+        self.players_ok = ruleset["players"] == self.n  # checked at every event (apply)
+        self.yao_tail = ruleset["yao_pai"] == "tail"  # 開毛's replacement from the back (decision 4)
+        # the seats after each discarder, in turn order (priority among equal acts, spec §4)
+        self.after = [[(src + i) % self.n for i in range(1, self.n)] for src in range(self.n)]
+        self.discard_evs: list[list[Event] | None] = [None] * self.n  # per seat, built on first use
+        # per seat, the hand's cards of each phrase mod 3 (the win filter, asked for every seat on
+        # every card); kept in step with ``hands`` wherever this class changes a hand
+        self.rems = [_phrase_rems(h) for h in self.hands]
         self.drawn: int | None = None  # the card ``turn`` just drew (自摸 is possible only then)
         self.pending: str | None = None  # replacement owed by ``turn``: mao_start / mao / kai_mao
         self.win: dict[str, Any] | None = None
         self.judgement: sc.Judgement | None = None
         self.window = Window(-1, self.dealer, "start", self.start_options())
-        self.phase = Phase.START
+        self.phase = START
 
     # -- helpers ---------------------------------------------------------------------------
     def apply(self, ev: Event) -> None:
@@ -49,10 +83,10 @@ class ShangdarenState(GameState):
 
         :raises RuleViolation: the first rule the event breaks (spec §6 codes).
         """
-        if self.rules["players"] != self.n:
+        if not self.players_ok:
             raise self.fail("schema", "shangdaren.players",
                             f"rules.players is {self.rules['players']} but the record has {self.n} seats")
-        super().apply(ev)
+        GameState.apply(self, ev)
 
     def shang(self, seat: int) -> int:
         """上家 of ``seat``."""
@@ -67,23 +101,24 @@ class ShangdarenState(GameState):
         return sc.judge(h, self.melds[seat], card, self.rules)
 
     def can_win(self, seat: int, card: int | None, self_drawn: bool = False) -> bool:
-        h = self.hands[seat]
-        rem = sorted((h[b] + h[b + 1] + h[b + 2] + (card is not None and not self_drawn and b <= card < b + 3)) % 3
-                     for b in range(0, 24, 3))
-        if rem != [0] * 7 + [2]:  # cheap shape filter: groups of 3 within a phrase + one 聽頭 of 2
+        """Whether ``seat`` wins with ``card`` (see :meth:`judge`)."""
+        if not _shape_fits(self.rems[seat], None if self_drawn else card):
             return False
         return self.judge(seat, card, self_drawn).win
 
     def fours(self, seat: int) -> list[int]:
         """Kinds of which ``seat`` holds four in hand (it may 毛 them)."""
-        return [k for k, c in enumerate(self.hands[seat]) if c == 4]
+        h = self.hands[seat]
+        if 4 not in h:  # the usual case, without a Python loop
+            return []
+        return [k for k, c in enumerate(h) if c == 4]
 
     # -- options ---------------------------------------------------------------------------
     def mao_events(self, seat: int) -> list[Event]:
         """毛 events open to ``seat`` now: a four in hand and a card left for the replacement (1e)."""
-        if self.wall_left == 0:
+        if self.back == self.front:
             return []
-        return [Event(seat=seat, act="mao", cards=[SHANGDAREN.codes[k]] * 4) for k in self.fours(seat)]
+        return [Event(seat=seat, act="mao", cards=[CODES[k]] * 4) for k in self.fours(seat)]
 
     def start_options(self) -> list[Option]:
         """Before the dealer's first discard any seat may 毛 a dealt four (002 §上大人 1a: 取牌、毛牌後，
@@ -97,26 +132,30 @@ class ShangdarenState(GameState):
 
     def window_options(self, c: int, src: int) -> list[Option]:
         """Every seat's options on ``c`` discarded by ``src`` (002 §上大人 1b–1d, f)."""
+        hu: list[Option] = []  # every seat's 胡 comes before every 對 / 開毛 / 吃
         out: list[Option] = []
-        code = SHANGDAREN.codes[c]
-        order = [(src + i) % self.n for i in range(1, self.n)]
+        code = CODES[c]
+        hands, rems = self.hands, self.rems
+        order = self.after[src]
+        wall = self.back > self.front
         for pos, s in enumerate(order):
-            if self.can_win(s, c):
-                out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "shangdaren.hu"))
-        for pos, s in enumerate(order):  # 對 / 開毛: 上家或是尾家打的 (any other seat; decision 3)
-            h = self.hands[s]
-            if h[c] >= 2:
+            if _shape_fits(rems[s], c) and self.judge(s, c).win:  # can_win, its filter first
+                hu.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "shangdaren.hu"))
+            # 對 / 開毛: 上家或是尾家打的 (any other seat; decision 3)
+            held = hands[s][c]
+            if held >= 2:
                 out.append(Option(s, "dui", (R_DUI, pos), False,
                                   [Event(seat=s, act="dui", card=code, cards=[code] * 2)], "shangdaren.dui"))
-            if h[c] == 3 and self.wall_left > 0:
-                out.append(Option(s, "kai_mao", (R_DUI, pos), False,
-                                  [Event(seat=s, act="kai_mao", card=code, cards=[code] * 3)], "shangdaren.kai_mao"))
-        s = self.xia(src)  # 吃: 上家打出的牌，下家如果能組成一句 (1b)
-        others = [k for k in sc.phrase_of(c) if k != c]
-        if all(self.hands[s][k] for k in others):
+                if held == 3 and wall:
+                    out.append(Option(s, "kai_mao", (R_DUI, pos), False,
+                                      [Event(seat=s, act="kai_mao", card=code, cards=[code] * 3)], "shangdaren.kai_mao"))
+        s = order[0]  # 吃: 上家打出的牌，下家如果能組成一句 (1b)
+        a, b = CHI_OTHERS[c]
+        h = hands[s]
+        if h[a] and h[b]:
             out.append(Option(s, "chi", (R_CHI, 0), False,
-                              [Event(seat=s, act="chi", card=code, cards=_codes(others))], "shangdaren.chi"))
-        return out
+                              [Event(seat=s, act="chi", card=code, cards=[CODES[a], CODES[b]])], "shangdaren.chi"))
+        return hu + out if hu else out
 
     # -- events ----------------------------------------------------------------------------
     def on_draw(self, ev: Event) -> None:
@@ -127,11 +166,13 @@ class ShangdarenState(GameState):
                 raise self.fail("missing_forced_action", f"shangdaren.{'kai_mao' if self.pending == 'kai_mao' else 'mao'}",
                                 f"seat {s} must take its replacement card after {what} before `{ev.act}` by seat {ev.seat}")
             raise self.fail("out_of_turn", "shangdaren.turn", f"expected seat {s} to draw, got `{ev.act}` by seat {ev.seat}")
-        tail = self.pending == "kai_mao" and self.rules["yao_pai"] == "tail"
+        tail = self.pending == "kai_mao" and self.yao_tail
         if ev.tail != tail:
             raise self.fail("illegal_action", "shangdaren.yao_pai",
                             f"seat {s} must draw from the {'back (腰牌)' if tail else 'front'} of the wall here")
-        c = self.card(ev.card)
+        c = INDEX.get(ev.card)  # type: ignore[arg-type]
+        if c is None:
+            c = self.card(ev.card)  # raises: no card, or not a card of the deck
         want = self.wall[self.back - 1] if tail else self.wall[self.front]
         if c != want:
             raise self.fail("wall_mismatch", "paipu.wall",
@@ -142,14 +183,16 @@ class ShangdarenState(GameState):
         else:
             self.front += 1
         self.hands[s][c] += 1
+        r, p = self.rems[s], c // 3
+        r[p] = (r[p] + 1) % 3
         self.drawn = c
         if self.pending == "mao_start":
             self.pending = None
             self.window = Window(-1, self.dealer, "start", self.start_options())
-            self.phase = Phase.START
+            self.phase = START
             return
         self.pending = None
-        self.phase = Phase.DISCARD
+        self.phase = DISCARD
 
     def on_discard_phase(self, ev: Event) -> None:
         s = self.turn
@@ -157,15 +200,19 @@ class ShangdarenState(GameState):
             raise self.fail("out_of_turn", "shangdaren.turn", f"seat {s} must play now, not seat {ev.seat} (`{ev.act}`)")
         h = self.hands[s]
         if ev.act == "discard":
-            c = self.card(ev.card)
+            c = INDEX.get(ev.card)  # type: ignore[arg-type]
+            if c is None:
+                c = self.card(ev.card)  # raises: no card, or not a card of the deck
             if h[c] == 0:
                 raise self.fail("illegal_action", "shangdaren.discard", f"seat {s} holds no {SHANGDAREN.codes[c]} to discard")
             h[c] -= 1
+            r, p = self.rems[s], c // 3
+            r[p] = (r[p] - 1) % 3
             self.drawn = None
             # built lazily: no option of a discard window is forced or changes the state when passed,
             # so a window nobody claims closes without anyone's options (most windows; speed only)
             self.window = Window(c, s, "discard", build=lambda: self.window_options(c, s), closing=list)
-            self.phase = Phase.WINDOW
+            self.phase = WINDOW
             return
         if ev.act == "mao":
             self.do_mao(s, ev)
@@ -193,16 +240,18 @@ class ShangdarenState(GameState):
             raise self.fail("illegal_action", "shangdaren.mao", "the wall is empty: no replacement card for 毛")
         k = kinds[0]
         self.hands[s][k] = 0
+        r = self.rems[s]
+        r[k // 3] = (r[k // 3] - 4) % 3
         self.melds[s].append(("mao", (k,) * 4))
         self.drawn = None
-        self.pending = "mao_start" if self.phase is Phase.START else "mao"
-        self.phase, self.turn = Phase.DRAW, s
+        self.pending = "mao_start" if self.phase is START else "mao"
+        self.phase, self.turn = DRAW, s
 
     def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
         s, act = ev.seat, ev.act
         h = self.hands[s]
         if w.kind == "start":
-            self.phase = Phase.START  # do_mao sets DRAW for the replacement
+            self.phase = START  # do_mao sets DRAW for the replacement
             self.do_mao(s, ev)
             return
         c = w.card
@@ -212,30 +261,34 @@ class ShangdarenState(GameState):
         if act == "chi":
             for k in (SHANGDAREN.index(x) for x in ev.cards or []):
                 h[k] -= 1
+            r = self.rems[s]
+            r[c // 3] = (r[c // 3] - 2) % 3  # the two taken are of c's phrase
             self.melds[s].append(("chi", sc.phrase_of(c)))
         elif act == "dui":  # the three go on the table for good (1c)
             h[c] -= 2
+            r = self.rems[s]
+            r[c // 3] = (r[c // 3] - 2) % 3
             self.melds[s].append(("dui", (c,) * 3))
         elif act == "kai_mao":  # four on the table, a replacement from the 腰牌 (1d)
-            h[c] -= 3
+            h[c] -= 3  # a multiple of 3: ``rems`` unchanged
             self.melds[s].append(("kai_mao", (c,) * 4))
             self.pending = "kai_mao"
             self.drawn = None
-            self.phase, self.turn = Phase.DRAW, s
+            self.phase, self.turn = DRAW, s
             return
         self.drawn = None
-        self.phase, self.turn = Phase.DISCARD, s
+        self.phase, self.turn = DISCARD, s
 
     def window_closed(self, w: Window) -> None:
         if w.kind == "start":  # the dealer discards first (1a); no win before it (decision 8)
             self.drawn = None
-            self.phase, self.turn = Phase.DISCARD, self.dealer
+            self.phase, self.turn = DISCARD, self.dealer
             return
         self.river[w.src].append(w.card)
-        if self.wall_left == 0:
+        if self.back == self.front:  # wall_left == 0
             self.end_draw()
         else:
-            self.phase, self.turn = Phase.DRAW, self.xia(w.src)
+            self.phase, self.turn = DRAW, self.after[w.src][0]  # the 下家
 
     # -- errors in words ---------------------------------------------------------------------
     def explain_missing_option(self, ev: Event, w: Window, mine: list[Option]) -> None:
@@ -264,7 +317,7 @@ class ShangdarenState(GameState):
         the units, 一人2分; 放炮: the discarder pays one share, or every share with ``fang_pao='all'``;
         × stake)."""
         assert j.win and j.units is not None
-        self.phase = Phase.OVER
+        self.phase = OVER
         share = j.units * self.stake
         scores = [0] * self.n
         if win_from == "self":
@@ -310,18 +363,23 @@ class ShangdarenState(GameState):
 
     def legal_events(self) -> list[Event]:
         """Every event that may come next (explicit passes included)."""
-        if self.phase is Phase.OVER:
+        if self.phase is OVER:
             return []
-        if self.phase is Phase.DRAW:
-            tail = self.pending == "kai_mao" and self.rules["yao_pai"] == "tail"
+        if self.phase is DRAW:
+            tail = self.pending == "kai_mao" and self.yao_tail
             k = self.wall[self.back - 1] if tail else self.wall[self.front]
-            return [Event(seat=self.turn, act="draw", card=SHANGDAREN.codes[k], tail=tail)]
-        if self.phase is Phase.DISCARD:
+            return [Event(seat=self.turn, act="draw", card=CODES[k], tail=tail)]
+        if self.phase is DISCARD:
             s = self.turn
-            evs = [Event(seat=s, act="discard", card=SHANGDAREN.codes[k]) for k, n in enumerate(self.hands[s]) if n]
-            evs += self.mao_events(s)
-            if self.drawn is not None and self.can_win(s, self.drawn, self_drawn=True):
-                evs.append(Event(seat=s, act="hu", card=SHANGDAREN.codes[self.drawn]))
+            h = self.hands[s]
+            row = self.discard_evs[s]
+            if row is None:  # one discard event per kind, made once per seat and game
+                row = self.discard_evs[s] = [Event(seat=s, act="discard", card=code) for code in CODES]
+            evs = list(compress(row, h))  # the kinds held, in deck order
+            if 4 in h:
+                evs += self.mao_events(s)
+            if self.drawn is not None and _shape_fits(self.rems[s], None) and self.judge(s, self.drawn, self_drawn=True).win:
+                evs.append(Event(seat=s, act="hu", card=CODES[self.drawn]))
             return evs
         w = self.window
         assert w is not None
