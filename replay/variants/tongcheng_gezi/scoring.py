@@ -92,13 +92,19 @@ def group_gezi(kind: str, cards: Sequence[int]) -> int:
     return group_bonus(kind, cards) + sum(CARD_GEZI[k] for k in cards)
 
 
-# Per character, its kinds as (plain, 花 or -1): chars_of in one pass over characters.
-_CHAR_KINDS = tuple((KINDS_OF[ch][0], KINDS_OF[ch][1] if len(KINDS_OF[ch]) > 1 else -1) for ch in range(N_CHARS))
+# A 花 kind comes right after its plain kind (HUAPAI order: 乙 花乙, 三 花三, ...), so the character
+# vector is the kind vector with each 花 count moved onto the kind before it and the 花 kind dropped.
+_FLOWER_KINDS_DESC = tuple(sorted((ks[1] for ks in KINDS_OF if len(ks) > 1), reverse=True))
+assert all(ks == (ks[0],) or ks == (ks[0], ks[0] + 1) for ks in KINDS_OF)
 
 
 def chars_of(counts: Sequence[int]) -> list[int]:
     """The 22-character count vector of a 27-kind count vector."""
-    return [counts[a] + counts[b] if b >= 0 else counts[a] for a, b in _CHAR_KINDS]
+    c = list(counts)
+    for f in _FLOWER_KINDS_DESC:  # from the back: a deletion shifts only the kinds already merged
+        c[f - 1] += c[f]
+        del c[f]
+    return c
 
 
 @lru_cache(maxsize=400_000)
@@ -272,15 +278,95 @@ def may_win(concealed: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]]
     make six groups and a 半句) nor 十對 (no melds, ten pairs of characters) can be read. True
     means only that judge must be asked (the 個子 minimum may still fail). Speed only: the claim
     windows ask every seat about every discard, and almost no hand has a shape."""
-    cc = chars_of(concealed)
-    total = sum(cc)
-    if not melds and total == 20 and not any(n % 2 for n in cc):
+    return may_win_with(concealed, None, len(melds))
+
+
+def may_win_with(concealed: Sequence[int], extra: int | None, n_melds: int) -> bool:
+    """:func:`may_win` of ``concealed`` (27 kinds, left as is) with one card of kind ``extra``
+    added (None: none) beside ``n_melds`` melds: the claim windows ask it of every seat's hand
+    with the discard, so it rejects on a few counts before the split test."""
+    c = list(concealed)
+    if extra is not None:
+        c[extra] += 1
+    total = sum(c)
+    # 十對 (20 cards, no melds) passes this count too: a hand failing it can be neither reading.
+    if total % 3 != 2 or n_melds + (total - 2) // 3 != 6:
+        return False
+    # Cheap rejections before the split test, on kinds (these characters have no 花 kind).
+    # Characters found in one 句 only (孔 and 己 only in 孔乙己, ...) are each used j times by that
+    # 句 and 3 at a time by 坎, so their counts agree mod 3 unless the one 半句 takes some of
+    # them: at most one such set may disagree. A component apart (上大人, 可知禮) holds 3 per group
+    # and 2 with the 半句: never 1 (mod 3). A rejected hand may still be 十對.
+    half = False
+    for a, m, z in _SOLE_JU_KINDS:
+        if (c[a] - c[m]) % 3 or (c[a] - c[z]) % 3:
+            if half:
+                return not n_melds and total == 20 and _all_even(c)
+            half = True
+    for a, m, z in _SMALL_COMPONENT_KINDS:
+        if (c[a] + c[m] + c[z]) % 3 == 1:
+            return not n_melds and total == 20 and _all_even(c)
+    if not n_melds and total == 20 and _all_even(c):  # 十對
         return True
-    return total % 3 == 2 and len(melds) + (total - 2) // 3 == 6 and _can_split(bytes(cc), 1)
+    return _can_split(bytes(chars_of(c)), 1)
 
 
 # Whether ``_best(counts, half)`` is not None (a split into 坎/句 and ``half`` 半句 exists).
 _can_split = split_test(JU_FROM, HALF_PARTNERS)
+
+
+def _low_bits(kinds) -> int:
+    return sum(1 << (8 * k) for k in kinds)
+
+
+# The low bit of each plain kind's byte: of a character alone, and of a character with a 花 kind
+# (the 花 kind's byte is the next one up).
+_ODD_ALONE = _low_bits(ks[0] for ks in KINDS_OF if len(ks) == 1)
+_ODD_PAIRED = _low_bits(ks[0] for ks in KINDS_OF if len(ks) > 1)
+
+
+def _all_even(counts: Sequence[int]) -> bool:
+    """Whether every character's count (27-kind vector) is even (十對's pairs): on the vector as
+    one integer, a byte per kind; a character with a 花 kind adds its two bytes' low bits."""
+    x = int.from_bytes(bytes(counts), "little")
+    return not (x & _ODD_ALONE or (x ^ x >> 8) & _ODD_PAIRED)
+
+
+def _char_sets() -> tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]:
+    """For :func:`may_win_with`, as kinds: per 句, its characters in no other 句 when there are
+    two or three (孔己 of 孔乙己, 化千, 上大人, 可知禮; a pair repeats its first), and the
+    components no 句 joins to the rest (上大人, 可知禮). A 半句 lies inside one 句, so it touches
+    the characters of at most one set."""
+    assert all(any(a in j and b in j for j in JU) for a in range(N_CHARS) for b in HALF_PARTNERS[a])
+    sole = []
+    for j in JU:
+        chars = [c for c in j if sum(c in o for o in JU) == 1]
+        if len(chars) >= 2:
+            sole.append((*chars, chars[0]) if len(chars) == 2 else tuple(chars))
+    root = list(range(N_CHARS))  # union-find over the 句
+
+    def find(k: int) -> int:
+        while root[k] != k:
+            k = root[k]
+        return k
+
+    for j in JU:
+        for x in j[1:]:
+            root[find(x)] = find(j[0])
+    comps: dict[int, list[int]] = {}
+    for k in range(N_CHARS):
+        comps.setdefault(find(k), []).append(k)
+    small = sorted(c for c in comps.values() if len(c) < N_CHARS // 2)
+    assert all(len(c) == 3 for c in small)
+
+    def kinds(sets):
+        assert all(len(KINDS_OF[ch]) == 1 for t in sets for ch in t)
+        return tuple(tuple(KINDS_OF[ch][0] for ch in t) for t in sets)
+
+    return kinds(sole), kinds(small)
+
+
+_SOLE_JU_KINDS, _SMALL_COMPONENT_KINDS = _char_sets()
 
 
 def hua_cards(held: Sequence[int]) -> int:

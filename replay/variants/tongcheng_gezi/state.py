@@ -21,6 +21,8 @@ from replay.variants.tongcheng_gezi import scoring as sc
 
 R_HU, R_MELD, R_JIAN = 0, 1, 2
 CODES = HUAPAI.codes
+CHAR_OF, KINDS_OF = sc.CHAR_OF, sc.KINDS_OF
+PLAIN_FLOWER = tuple((ks[0], ks[1] if len(ks) > 1 else -1) for ks in KINDS_OF)  # per character: its kinds (-1: no 花)
 
 
 def _codes(kinds) -> list[str]:
@@ -51,6 +53,10 @@ class GeziState(GameState):
         # The dealer discards first, with its 20 dealt cards (000 §遊戲介紹: 莊家起20張); no start window.
         self.phase, self.turn = Phase.DISCARD, self.dealer
         self.can_hu: str | None = "deal"
+        # Option keys of the window by rank and position after the discarder (see _key), and per
+        # discarder the other seats in turn order: the claim windows ask for them every discard.
+        self._keys = [[self._key(rank, pos) for pos in range(n - 1)] for rank in (R_HU, R_MELD, R_JIAN)]
+        self._order = [[(src + i) % n for i in range(1, n)] for src in range(n)]
 
     # -- helpers ---------------------------------------------------------------------------
     def free(self, seat: int, k: int) -> int:
@@ -82,11 +88,7 @@ class GeziState(GameState):
 
     def wins(self, seat: int, extra: int | None = None) -> bool:
         """``judge(seat, extra).win``, without judging hands that have no shape (:func:`sc.may_win`)."""
-        h = self.hands[seat]
-        if extra is not None:
-            h = list(h)
-            h[extra] += 1
-        return sc.may_win(h, self.melds[seat]) and self.judge(seat, extra).win
+        return sc.may_win_with(self.hands[seat], extra, len(self.melds[seat])) and self.judge(seat, extra).win
 
     def _key(self, rank: int, pos: int) -> tuple[int, int]:
         if rank == R_JIAN:  # 撿 is last, whatever the order (000 §操作規則 撿)
@@ -105,27 +107,38 @@ class GeziState(GameState):
         """Every seat's options on ``c`` discarded by ``src``. With the wall empty only 胡 is
         offered (the hand ends at that discard; docs/rules/tongcheng_gezi.md decision 8)."""
         out: list[Option] = []
-        ch = sc.CHAR_OF[c]
+        ch = CHAR_OF[c]
+        p, f = PLAIN_FLOWER[ch]
         code = CODES[c]
-        order = [(src + i) % self.n for i in range(1, self.n)]
         wall = self.wall_left > 0
-        for pos, s in enumerate(order):
-            if self.wins(s, c):  # 抓衝: any seat may win on a discard (000 §胡牌規則)
-                out.append(Option(s, "hu", self._key(R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "tongcheng_gezi.hu"))
+        hu_keys, meld_keys, jian_keys = self._keys
+        hands, jian, melds = self.hands, self.jian, self.melds
+        for pos, s in enumerate(self._order[src]):
+            h, ms = hands[s], melds[s]
+            if sc.may_win_with(h, c, len(ms)) and self.judge(s, c).win:  # 抓衝: any seat may win on a discard (000 §胡牌規則)
+                out.append(Option(s, "hu", hu_keys[pos], False, [Event(seat=s, act="hu", card=code)], "tongcheng_gezi.hu"))
             if not wall:
                 continue
-            if self.meld_of(s, ch, ("peng",)) is None:  # 碰過的牌不能再招 (000 §操作規則 招)
+            # non-撿 copies of the character held: combos finds none under 2 (碰) or 3 (招)
+            j = jian[s]
+            free = h[p] - j[p] if f < 0 else h[p] + h[f] - j[p] - j[f]
+            # the seat's melds of this character (one scan): 碰 and 觀生 change what it may claim
+            peng = guan_sheng = False
+            for k, cards in ms:
+                if CHAR_OF[cards[0]] == ch:
+                    peng, guan_sheng = peng or k == "peng", guan_sheng or k == "guan_sheng"
+            if free >= 2 and not peng:  # 碰過的牌不能再招 (000 §操作規則 招)
+                # 碰: 手中有2個相同的字 (000 §操作規則 碰)
                 evs = [Event(seat=s, act="peng", card=code, cards=_codes(cs)) for cs in self.combos(s, ch, 2)]
-                if evs:  # 碰: 手中有2個相同的字 (000 §操作規則 碰)
-                    out.append(Option(s, "peng", self._key(R_MELD, pos), False, evs, "tongcheng_gezi.peng"))
-                evs = [Event(seat=s, act="zhao", card=code, cards=_codes(cs)) for cs in self.combos(s, ch, 3)]
-                if evs:  # 招: 手中有1坎，別人再出一張 (000 §操作規則 招)
-                    out.append(Option(s, "zhao", self._key(R_MELD, pos), False, evs, "tongcheng_gezi.zhao"))
-            if self.meld_of(s, ch, ("guan_sheng",)) is not None:  # 滑: 其它玩家打出第五張 (000 §操作規則 滑)
-                out.append(Option(s, "hua", self._key(R_MELD, pos), False, [Event(seat=s, act="hua", card=code)], "tongcheng_gezi.hua"))
+                out.append(Option(s, "peng", meld_keys[pos], False, evs, "tongcheng_gezi.peng"))
+                if free >= 3:  # 招: 手中有1坎，別人再出一張 (000 §操作規則 招)
+                    evs = [Event(seat=s, act="zhao", card=code, cards=_codes(cs)) for cs in self.combos(s, ch, 3)]
+                    out.append(Option(s, "zhao", meld_keys[pos], False, evs, "tongcheng_gezi.zhao"))
+            if guan_sheng:  # 滑: 其它玩家打出第五張 (000 §操作規則 滑)
+                out.append(Option(s, "hua", meld_keys[pos], False, [Event(seat=s, act="hua", card=code)], "tongcheng_gezi.hua"))
         if wall:  # 撿: the 下家 only (000 §操作規則 撿: 上家打的牌)
             x = self.xia(src)
-            out.append(Option(x, "jian", self._key(R_JIAN, 0), False, [Event(seat=x, act="jian", card=code)], "tongcheng_gezi.jian"))
+            out.append(Option(x, "jian", jian_keys[0], False, [Event(seat=x, act="jian", card=code)], "tongcheng_gezi.jian"))
         return out
 
     def own_events(self, s: int) -> list[Event]:
@@ -138,12 +151,13 @@ class GeziState(GameState):
             evs.append(Event(seat=s, act="hu", card=card))
         if self.wall_left > 0:
             counts = sc.chars_of(h)
-            for ch in range(sc.N_CHARS):
-                if counts[ch] >= 4:  # 觀生 needs four of the character (combos then checks 撿 cards)
-                    evs += [Event(seat=s, act="guan_sheng", cards=_codes(cs)) for cs in self.combos(s, ch, 4)]
+            if max(counts) >= 4:
+                for ch in range(sc.N_CHARS):
+                    if counts[ch] >= 4:  # 觀生 needs four of the character (combos then checks 撿 cards)
+                        evs += [Event(seat=s, act="guan_sheng", cards=_codes(cs)) for cs in self.combos(s, ch, 4)]
             for k, cards in self.melds[s]:
                 if k == "guan_sheng":
-                    evs += [Event(seat=s, act="hua", card=CODES[x]) for x in sc.KINDS_OF[sc.CHAR_OF[cards[0]]] if self.free(s, x) > 0]
+                    evs += [Event(seat=s, act="hua", card=CODES[x]) for x in KINDS_OF[CHAR_OF[cards[0]]] if self.free(s, x) > 0]
         evs += [Event(seat=s, act="discard", card=CODES[k]) for k, n in enumerate(h) if n]
         return evs
 
@@ -203,7 +217,9 @@ class GeziState(GameState):
                 raise self.fail("illegal_action", "discard", f"seat {s} holds no {CODES[c]} to discard")
             h[c] -= 1
             # The log cannot tell copies apart: a 撿 copy is taken to stay while one is held (decision 5).
-            self.jian[s][c] = min(self.jian[s][c], h[c])
+            j = self.jian[s]
+            if j[c] > h[c]:
+                j[c] = h[c]
             self.can_hu = None
             self.open_window(c, s)
         elif ev.act == "guan_sheng":
