@@ -19,7 +19,7 @@ far more often than it would for whole hands.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 MEMO_MAX = 500_000  # answers kept per test before the memo starts afresh (~60 MB at most)
 
@@ -42,7 +42,8 @@ def split_test(runs_from: Sequence[Sequence[tuple[int, int, int]]], partners: Se
         m += [(one + (1 << (8 * r[1])) + (1 << (8 * r[2])), 0) for r in runs_from[i]]
         m += [(2 * one, 1)] + [(one + (1 << (8 * j)), 1) for j in partners[i]]
         moves.append(tuple(m))
-    masks = [sum(0xFF << (8 * k) for k in comp) for comp in _components(n, moves)]
+    links = [r for rs in runs_from for r in rs] + [(i, j) for i in range(n) for j in partners[i]]
+    masks = [sum(0xFF << (8 * k) for k in comp) for comp in components(n, links)]
     memo: dict[int, bool] = {}
 
     def search(xb: int, halves: int) -> bool:
@@ -82,8 +83,9 @@ def split_test(runs_from: Sequence[Sequence[tuple[int, int, int]]], partners: Se
     return can_split
 
 
-def _components(n: int, moves: list[tuple[tuple[int, int], ...]]) -> list[list[int]]:
-    """The kinds ``0..n-1`` grouped by the groups and halves that join them (union-find)."""
+def components(n: int, links: Iterable[Sequence[int]]) -> list[list[int]]:
+    """The kinds ``0..n-1`` grouped by ``links`` (each a group or half whose kinds it joins), by
+    union-find; each component lists its kinds in order, components by their lowest kind."""
     root = list(range(n))
 
     def find(k: int) -> int:
@@ -91,11 +93,9 @@ def _components(n: int, moves: list[tuple[tuple[int, int], ...]]) -> list[list[i
             k = root[k]
         return k
 
-    for i, ms in enumerate(moves):
-        for d, _ in ms:
-            for k in range(n):
-                if d >> (8 * k) & 0xFF:
-                    root[find(k)] = find(i)
+    for link in links:
+        for k in link[1:]:
+            root[find(k)] = find(link[0])
     comps: dict[int, list[int]] = {}
     for k in range(n):
         comps.setdefault(find(k), []).append(k)

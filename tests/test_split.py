@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import pytest
 
-from replay.split import _components, split_test
+from replay.split import components, split_test
 from replay.variants.huapai import scoring as hsc
 from replay.variants.tongcheng_gezi import scoring as gsc
 from replay.variants.yuanjiang_guihuzi import scoring as ysc
@@ -75,9 +75,8 @@ def test_a_hand_split_across_components():
 
 
 def test_components_of_the_families():
-    comps = {name: sorted(map(sorted, _components(len(f[0]), [
-        tuple([(sum(1 << (8 * k) for k in r), 0) for r in f[0][i]] + [((1 << (8 * i)) + (1 << (8 * j)), 1) for j in f[1][i]])
-        for i in range(len(f[0]))]))) for name, f in FAMILIES.items()}
+    comps = {name: components(len(f[0]), [r for rs in f[0] for r in rs] + [(i, j) for i, js in enumerate(f[1]) for j in js])
+             for name, f in FAMILIES.items()}
     assert comps["yuanjiang"] == [list(range(10)), list(range(10, 20))]
     # 花牌/個子: 上大人 and 可知禮 stand apart; every other 句 and 聽頭 chains the rest together
     assert [0, 1, 2] in comps["huapai"] and [6, 7, 8] in comps["huapai"] and len(comps["huapai"]) == 3

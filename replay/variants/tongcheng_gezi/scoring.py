@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from replay.cards import HUAPAI, HUAPAI_CHARS, HUAPAI_RED
-from replay.split import split_test
+from replay.split import components, split_test
 
 N_KINDS = len(HUAPAI.codes)  # 27
 N_CHARS = len(HUAPAI_CHARS)  # 22
@@ -343,20 +343,7 @@ def _char_sets() -> tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int
         chars = [c for c in j if sum(c in o for o in JU) == 1]
         if len(chars) >= 2:
             sole.append((*chars, chars[0]) if len(chars) == 2 else tuple(chars))
-    root = list(range(N_CHARS))  # union-find over the 句
-
-    def find(k: int) -> int:
-        while root[k] != k:
-            k = root[k]
-        return k
-
-    for j in JU:
-        for x in j[1:]:
-            root[find(x)] = find(j[0])
-    comps: dict[int, list[int]] = {}
-    for k in range(N_CHARS):
-        comps.setdefault(find(k), []).append(k)
-    small = sorted(c for c in comps.values() if len(c) < N_CHARS // 2)
+    small = sorted(c for c in components(N_CHARS, JU) if len(c) < N_CHARS // 2)
     assert all(len(c) == 3 for c in small)
 
     def kinds(sets):
