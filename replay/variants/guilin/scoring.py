@@ -209,33 +209,34 @@ def _best(counts: bytes, pairs: int, triple: int, triple_kind: str) -> tuple[int
 
 # A necessary condition that best_points checks before the search (the claim windows ask about
 # hands that almost never win): every kind held must fit some group (a run, 二七十, 搭, the winning
-# triple, a pair). Count vectors become 160-bit integers with one byte ("lane") per kind, so the
-# test is a few shifts and ands over all kinds at once.
-_GE1 = bytes([0] + [1] * 255)  # translate table: lane = 1 where the count is ≥ 1
-_GE2 = bytes([0, 0] + [1] * 254)  # ... ≥ 2
+# triple, a pair). Count vectors become 20-bit masks with bit k for kind k (small ints: cheap
+# shifts and ands over all kinds at once), read as binary numbers: the count bytes are translated
+# to ASCII "0"/"1" digits and reversed (kind 0 is the lowest bit).
+_GE1 = bytes([48] + [49] * 255)  # translate table: digit 1 where the count is ≥ 1
+_GE2 = bytes([48, 48] + [49] * 254)  # ... ≥ 2
 
 
-def _lanes(kinds) -> int:
-    """The number with lane ``k`` set to 1 for each kind ``k`` of ``kinds`` (repeats count once)."""
-    return sum(1 << (8 * k) for k in set(kinds))
+def _bits(kinds) -> int:
+    """The mask with bit ``k`` set for each kind ``k`` of ``kinds`` (repeats count once)."""
+    return sum(1 << k for k in set(kinds))
 
 
-_RUN_START = _lanes(k for k in range(20) if k % 10 <= 7)
-_EQS_SMALL, _EQS_BIG = _lanes((1, 6, 9)), _lanes((11, 16, 19))
-_SMALL = _lanes(range(10))
+_RUN_START = _bits(k for k in range(20) if k % 10 <= 7)
+_EQS_SMALL, _EQS_BIG = _bits((1, 6, 9)), _bits((11, 16, 19))
+_SMALL = _bits(range(10))
 
 
 def _cover(m1: int, m2: int, pairs: int) -> int:
-    """Lanes of the kinds that some run, 二七十, 搭 or pair could hold, given the lanes held at
+    """Bits of the kinds that some run, 二七十, 搭 or pair could hold, given the bits held at
     least once (``m1``) and at least twice (``m2``). More cards never cover less."""
-    r = m1 & (m1 >> 8) & (m1 >> 16) & _RUN_START  # run starts
-    cov = r | (r << 8) | (r << 16)
+    r = m1 & (m1 >> 1) & (m1 >> 2) & _RUN_START  # run starts
+    cov = r | (r << 1) | (r << 2)
     if m1 & _EQS_SMALL == _EQS_SMALL:
         cov |= _EQS_SMALL
     if m1 & _EQS_BIG == _EQS_BIG:
         cov |= _EQS_BIG
-    d = ((m2 & (m1 >> 80)) | (m1 & (m2 >> 80))) & _SMALL  # 搭: small n with big n
-    cov |= d | (d << 80)
+    d = ((m2 & (m1 >> 10)) | (m1 & (m2 >> 10))) & _SMALL  # 搭: small n with big n
+    cov |= d | (d << 10)
     if pairs:
         cov |= m2
     return cov
@@ -243,10 +244,10 @@ def _cover(m1: int, m2: int, pairs: int) -> int:
 
 def _coverable(counts: bytes, pairs: int, triple: int) -> bool:
     """False when some kind held can be in no group at all (then :func:`_best` finds no split)."""
-    m1 = int.from_bytes(counts.translate(_GE1), "little")
-    cov = _cover(m1, int.from_bytes(counts.translate(_GE2), "little"), pairs)
+    m1 = int(counts.translate(_GE1)[::-1], 2)
+    cov = _cover(m1, int(counts.translate(_GE2)[::-1], 2), pairs)
     if triple >= 0 and counts[triple] >= 3:
-        cov |= 1 << (8 * triple)
+        cov |= 1 << triple
     return not m1 & ~cov
 
 
@@ -254,12 +255,12 @@ _LOOSE = bytes([0, 1, 2] + [0] * 253)  # translate table: dealt sets (3, 4 alike
 
 
 def _reach(w: int) -> int:
-    """Lanes whose coverage can change when kind ``w`` is added: ``w``, its run neighbours (same
+    """Bits whose coverage can change when kind ``w`` is added: ``w``, its run neighbours (same
     size, up to 2 away), its 二七十 partners and its 搭 partner."""
     base = w - w % 10
     near = [k for k in range(w - 2, w + 3) if base <= k < base + 10]
     eqs = [base + 1, base + 6, base + 9] if w % 10 in (1, 6, 9) else []
-    return _lanes([*near, *eqs, w + 10 if w < 10 else w - 10])
+    return _bits([*near, *eqs, w + 10 if w < 10 else w - 10])
 
 
 _REACH = [_reach(w) for w in range(20)]
@@ -267,11 +268,11 @@ _REACH = [_reach(w) for w in range(20)]
 
 @lru_cache(maxsize=8_192)
 def _loose(hand: bytes) -> tuple[int, int, bool, int]:
-    """Of the kinds that are not dealt sets (3 or 4 alike): the lanes held ≥ 1 and ≥ 2 times; whether
-    there is a dealt set; and the lanes that fit no group even where pairs are allowed."""
+    """Of the kinds that are not dealt sets (3 or 4 alike): the bits held ≥ 1 and ≥ 2 times; whether
+    there is a dealt set; and the bits that fit no group even where pairs are allowed."""
     loose = hand.translate(_LOOSE)
-    m1 = int.from_bytes(loose.translate(_GE1), "little")
-    m2 = int.from_bytes(loose.translate(_GE2), "little")
+    m1 = int(loose.translate(_GE1)[::-1], 2)
+    m2 = int(loose.translate(_GE2)[::-1], 2)
     return m1, m2, loose != hand, m1 & ~_cover(m1, m2, 1)
 
 
@@ -409,13 +410,19 @@ def best_points(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]],
     :func:`_coverable`): a loose kind out of the winning card's reach that fits no group even
     with pairs stays so with the winning card (one AND on numbers cached per hand); else a
     loose kind other than the winning card fits no group even if the winning card were held
-    twice and a pair allowed wherever a branch could allow one.
+    twice and a pair allowed wherever a branch could allow one. Without a winning card (after a
+    forced act) the one branch splits the loose kinds as they are: a loose kind that fits no
+    group even with pairs leaves it no split.
     """
-    if win_card is not None:
-        m1, m2, dealt, lone = _loose(bytes(hand))
+    hand = bytes(hand)
+    m1, m2, dealt, lone = _loose(hand)
+    if win_card is None:
+        if lone:
+            return None
+    else:
         if lone & ~_REACH[win_card]:
             return None
-        w = 1 << (8 * win_card)
+        w = 1 << win_card
         if m1 & ~w & ~_cover(m1 | w, m2 | w, dealt or any(k in FOUR_KINDS for k, _ in melds)):
             return None
     _, table_pts, has_four = _table(melds)

@@ -21,6 +21,7 @@ from replay.variants.guilin import scoring as sc
 R_SAO, R_HU, R_DUO, R_CHI = 0, 1, 2, 3
 SAO_KINDS = ("sao", "guo_sao")
 FOUR = ("sao_chuan", "kai_duo")
+FORCED_ACTS = SAO_KINDS + FOUR
 
 # Every 3-card 吃 shape as sorted kinds (001 §顺子, §特殊顺子, §特殊牌型, §搭子).
 SHAPES: tuple[tuple[int, int, int], ...] = tuple(
@@ -43,47 +44,56 @@ _FREE = bytes([0, 1, 2] + [0] * 253)
 _NEAR_GET = {c: itemgetter(*sorted({k for sh in SHAPES_WITH[c] for k in sh})) for c in range(20)}
 """Per card, the free counts that decide its 吃 (the kinds sharing a shape with it): the memo key."""
 _CHI_MEMO: dict[tuple, list] = {}
+_NO_BI = {c: tuple(((own, ()), own[0], 2 if own[0] == own[1] else 1, own[1]) for own in OWN_WITH[c]) for c in range(20)}
+"""Per card, the 吃 choices without 比 and what each needs: (choice, a, free copies of a, b)."""
 
 
 def _chi_choices(c: int, free: bytes, total: int, blocks: bool) -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
     """:meth:`GuilinState.chi_choices` on free counts ``free`` (``total`` free cards, capped at 12)."""
     out = []
+    fc = free[c]
+    bi_owed = False
     for own in OWN_WITH[c]:
         a, b = own
         if free[a] < (2 if a == b else 1) or free[b] < 1:
             continue
+        if fc == (a == c) + (b == c):  # no copy of c left: no 比 owed
+            if total != 2:  # a card is left to discard
+                out.append((own, ()))
+            continue
         rest = list(free)
         rest[a] -= 1
         rest[b] -= 1
-        if not rest[c]:  # no copy of c left: no 比 owed
-            if total - 2:  # a card is left to discard
-                out.append((own, ()))
-            continue
-        for bi, left in _bi_sets(rest, c):
-            if left[c] and blocks:
+        for bi, left_c in _bi_sets(rest, c):
+            if left_c and blocks:
                 continue
             if total - 2 - 3 * len(bi) == 0:
                 continue  # no card left to discard
             out.append((own, bi))
-    return out if len(out) < 2 else sorted(set(out))
+            bi_owed = True
+    # without 比 the entries follow OWN_WITH[c], already sorted and distinct
+    return sorted(set(out)) if bi_owed and len(out) > 1 else out
 
 
-def _bi_sets(rest: list[int], c: int) -> list[tuple[tuple[tuple[int, ...], ...], list[int]]]:
-    """Maximal sets of 比 groups removing copies of ``c`` from ``rest``."""
+def _bi_sets(rest: list[int], c: int) -> list[tuple[tuple[tuple[int, ...], ...], int]]:
+    """Maximal sets of 比 groups removing copies of ``c`` from ``rest``: (groups, copies of ``c``
+    left). ``rest`` is changed during the search and restored before returning."""
     if not rest[c]:
-        return [((), rest)]
+        return [((), 0)]
     out = []
     for shape in SHAPES_WITH[c]:
-        r = rest.copy()
-        ok = True
-        for k in shape:
-            r[k] -= 1
-            ok &= r[k] >= 0
-        if ok:
-            for more, left in _bi_sets(r, c):
-                out.append((tuple(sorted((shape, *more))), left))
+        x, y, z = shape
+        rest[x] -= 1
+        rest[y] -= 1
+        rest[z] -= 1
+        if rest[x] >= 0 and rest[y] >= 0 and rest[z] >= 0:
+            for more, left_c in _bi_sets(rest, c):
+                out.append((tuple(sorted((shape, *more))), left_c))
+        rest[x] += 1
+        rest[y] += 1
+        rest[z] += 1
     if not out:  # this copy forms no shape: no 比 owed for it
-        return [((), rest)]
+        return [((), rest[c])]
     return out
 
 
@@ -117,8 +127,13 @@ class GuilinState(GameState):
         self.skip_discard: str | None = None  # "chong_duo" / "no_card": this seat's claim is not followed by a discard
         self.forced_card: tuple[int, int] | None = None  # (seat, card) of the forced act just made
         self.variant = ruleset.variant  # rule ids read zipai.<rule> under zipai
+        # Per seat, card -> kind of its meld of that card alike (扫, 过扫, 碰, 扫穿, 开舵; at most one
+        # per card): what meld_of finds, looked up at every claim window without a scan.
+        self.alike: list[dict[int, str]] = [{} for _ in range(n)]
         # options read at every claim window, looked up once
         self.hu_triple = ruleset["hu_triple"]
+        self.fang_pao_bi_hu = ruleset["fang_pao_bi_hu"]
+        self.sao_kai_duo_on_discard = ruleset["sao_kai_duo_on_discard"]
         self.bi_blocks = ruleset["bi_without_group"] == "blocks"
         self.dian_pao_ok = not ruleset["dian_pao_bu_zhun_hu"]
         # dealt_four = lay_down_pairs (004 §3.打牌 4): seats with two or more dealt fours lay them
@@ -186,41 +201,49 @@ class GuilinState(GameState):
         ``full=False`` gives the window's closing options (:attr:`Window.closing`): 胡 only where it
         is forced (放炮必胡), and a 吃 option without its events (only whether one exists matters
         when nobody claims: it makes the card 臭)."""
-        out: list[Option] = []
         c = card
         code = ZIPAI.codes[c]
         flip = kind == "flip"
+        hands = self.hands
         if flip:  # the drawer's own 扫 / 过扫 / 扫穿 / 开舵 (001 §扫, §过扫, §扫穿, §开舵)
             d = src
-            h = self.hands[d]
-            if self.meld_of(d, c, SAO_KINDS) is not None:
+            n_held = hands[d][c]
+            if self.alike[d].get(c) in SAO_KINDS:
                 return [Option(d, "sao_chuan", (R_SAO, 0), True, [Event(seat=d, act="sao_chuan", card=code)], "sao_chuan")]
-            if h[c] == 3:
+            if n_held == 3:
                 return [Option(d, "sao_chuan", (R_SAO, 0), True,
                                [Event(seat=d, act="sao_chuan", card=code, cards=[code] * 3)], "sao_chuan")]
-            if h[c] == 2:
+            if n_held == 2:
                 act = "guo_sao" if c in self.peng_passed[d] else "sao"
                 return [Option(d, act, (R_SAO, 0), True, [Event(seat=d, act=act, card=code, cards=[code] * 2)], act)]
+        out: list[Option] = []
         order = _claim_order(self.n, src, flip)
-        dian_pao_ok = (flip or self.dian_pao_ok) and (full or (not flip and self.rules["fang_pao_bi_hu"]))
-        for pos, s in enumerate(order):
-            wf = "self" if s == src else ("flip" if flip else "discard")
-            if dian_pao_ok and self.can_win(s, c, wf):
-                forced = wf == "discard" and self.rules["fang_pao_bi_hu"]  # 放炮必胡 (004 §3.打牌 6)
-                out.append(Option(s, "hu", (R_HU, pos), forced, [Event(seat=s, act="hu", card=code)],
-                                  "fang_pao_bi_hu" if forced else "hu"))
+        if (flip or self.dian_pao_ok) and (full or (not flip and self.fang_pao_bi_hu)):
+            reach = sc._REACH[c]
+            for pos, s in enumerate(order):
+                if sc._loose(bytes(hands[s]))[3] & ~reach:
+                    continue  # a kind out of c's reach fits no group: best_points' first shortcut, inlined
+                wf = "self" if s == src else ("flip" if flip else "discard")
+                if self.can_win(s, c, wf):
+                    forced = wf == "discard" and self.fang_pao_bi_hu  # 放炮必胡 (004 §3.打牌 6)
+                    out.append(Option(s, "hu", (R_HU, pos), forced, [Event(seat=s, act="hu", card=code)],
+                                      "fang_pao_bi_hu" if forced else "hu"))
         for s in order:
-            h = self.hands[s]
+            h = hands[s]
+            n_held = h[c]
+            alike = self.alike[s].get(c)
             if s == src:  # own flip: a 碰 on the table opens (碰的开舵, 001 §开舵)
-                if self.meld_of(s, c, ("peng",)) is not None:
+                if alike == "peng":
                     out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(seat=s, act="kai_duo", card=code)], "kai_duo"))
                 continue
-            if h[c] == 3:  # 起手牌开舵: 别人摸出或打出第4张后就要开舵
+            if not n_held and alike is None:  # most seats: nothing of c
+                continue
+            if n_held == 3:  # 起手牌开舵: 别人摸出或打出第4张后就要开舵
                 out.append(Option(s, "kai_duo", (R_DUO, 0), True,
                                   [Event(seat=s, act="kai_duo", card=code, cards=[code] * 3)], "kai_duo"))
-            elif self.meld_of(s, c, SAO_KINDS) is not None and (flip or self.rules["sao_kai_duo_on_discard"]):
+            elif alike in SAO_KINDS and (flip or self.sao_kai_duo_on_discard):
                 out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(seat=s, act="kai_duo", card=code)], "kai_duo"))
-            elif h[c] == 2 and sum(bytes(h).translate(_FREE)) > 2:  # 碰: 别家摸或打出 (001 §碰); a card left to discard
+            elif n_held == 2 and sum(bytes(h).translate(_FREE)) > 2:  # 碰: 别家摸或打出 (001 §碰); a card left to discard
                 out.append(Option(s, "peng", (R_DUO, 0), False,
                                   [Event(seat=s, act="peng", card=code, cards=[code] * 2)], "peng"))
         xia = (src + 1) % self.n
@@ -230,7 +253,7 @@ class GuilinState(GameState):
             if c in self.chou[s]:
                 continue
             if not full:
-                if self.chi_choices(s, c):
+                if self.has_chi(s, c):
                     out.append(Option(s, "chi", (R_CHI, pos), False, [], "chi"))
                 continue
             evs = [Event(seat=s, act="chi", card=code, cards=[codes[own[0]], codes[own[1]]],
@@ -244,8 +267,13 @@ class GuilinState(GameState):
         """Legal 吃 of ``c``: (own two cards, 比 groups), sorted. 下比 (001 §技巧攻略 下张): every
         copy of ``c`` left in hand that can still form a 吃 shape must be shown in a 比 group.
         The answer depends only on the free counts of the kinds sharing a shape with ``c`` and on
-        how many free cards there are (≥ 12 all alike): memoised on those (:func:`_chi_choices`)."""
+        how many free cards there are (≥ 12 all alike): memoised on those (:func:`_chi_choices`).
+        A seat without a free copy of ``c`` owes no 比: its answer is the own pairs it holds."""
         free = bytes(self.hands[seat]).translate(_FREE)
+        if not free[c]:
+            if sum(free) == 2:  # no card would be left to discard
+                return []
+            return [choice for choice, a, na, b in _NO_BI[c] if free[a] >= na and free[b]]
         key = (c, _NEAR_GET[c](free), min(sum(free), 12), self.bi_blocks)
         got = _CHI_MEMO.get(key)
         if got is None:
@@ -253,6 +281,22 @@ class GuilinState(GameState):
                 _CHI_MEMO.clear()
             got = _CHI_MEMO[key] = _chi_choices(c, free, key[2], self.bi_blocks)
         return got
+
+    def has_chi(self, seat: int, c: int) -> bool:
+        """Whether ``seat`` has a legal 吃 of ``c`` (``bool(chi_choices(seat, c))``, for the closing
+        options: an unused 吃 makes the card 臭). Every own pair that fits is legal when no 比 is owed,
+        and also when more than 8 free cards are held and a copy without a shape does not block (the
+        比 groups take at most two copies of ``c``: at most 2 + 6 cards, one is left to discard)."""
+        free = bytes(self.hands[seat]).translate(_FREE)
+        total = sum(free)
+        if free[c] and (self.bi_blocks or total <= 8):
+            return bool(self.chi_choices(seat, c))
+        if total == 2:  # no card would be left to discard
+            return False
+        for _, a, na, b in _NO_BI[c]:
+            if free[a] >= na and free[b]:
+                return True
+        return False
 
     # -- events ----------------------------------------------------------------------------
     def open_window(self, card: int, src: int, kind: str) -> None:
@@ -355,6 +399,7 @@ class GuilinState(GameState):
         if act in ("sao", "guo_sao"):
             h[c] -= 2
             self.melds[s].append((act, (c,) * 3))
+            self.alike[s][c] = act
         elif act in FOUR:
             i = self.meld_of(s, c, SAO_KINDS + ("peng",))
             if ev.cards is None and i is not None:
@@ -362,9 +407,11 @@ class GuilinState(GameState):
             else:
                 h[c] -= 3
                 self.melds[s].append((act, (c,) * 4))
+            self.alike[s][c] = act
         elif act == "peng":
             h[c] -= 2
             self.melds[s].append(("peng", (c,) * 3))
+            self.alike[s][c] = "peng"
         elif act == "chi":
             own = [ZIPAI.index(x) for x in ev.cards or []]
             for k in own:
@@ -375,11 +422,11 @@ class GuilinState(GameState):
                 for k in kinds:
                     h[k] -= 1
                 self.melds[s].append(("bi", tuple(sorted(kinds))))
-        forced = act in SAO_KINDS + FOUR
+        forced = act in FORCED_ACTS
         self.forced_card = (s, c) if forced else None
         self.after_forced = (s, c, win_from, w.src) if forced and self.can_win(s, None, None) else None
         chong_duo = act in FOUR and self.fours(s) >= 2
-        if chong_duo or not any(self.free(s)):
+        if chong_duo or not any(bytes(h).translate(_FREE)):
             # 重舵: no discard (001 §技巧攻略); a seat left with nothing to discard likewise.
             # The 下家 draws next (docs/rules/guilin.md §重舵); the seat may still 胡 first.
             if self.after_forced:
@@ -550,6 +597,7 @@ class GuilinState(GameState):
             fours.remove(k)
             self.hands[seat][k] = 0
             self.melds[seat].append(("sao_chuan", (k,) * 4))
+            self.alike[seat][k] = "sao_chuan"
             return
         if ev.seat != seat or ev.act != "draw" or not ev.to_hand:
             raise self.fail("missing_forced_action", "dealt_four",
