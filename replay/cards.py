@@ -62,6 +62,15 @@ class Deck:
         """Canonical code of ``code``. :raises UnknownCard:"""
         return self.codes[self.index(code)]
 
+    def canonical_codes(self, cards: Iterable[str]) -> list[str]:
+        """Canonical codes of ``cards`` (codes or aliases). :raises UnknownCard:"""
+        codes, get = self.codes, self._index.get  # type: ignore[attr-defined]
+        out = []
+        for c in cards:
+            i = get(c)
+            out.append(codes[i] if i is not None else self.canonical(c))
+        return out
+
     def counts(self, cards: Iterable[str]) -> list[int]:
         """Count vector of ``cards`` (codes). :raises UnknownCard:"""
         v = [0] * len(self.codes)

@@ -94,7 +94,7 @@ def _record_checks(rec: Record, spec: variants.VariantSpec) -> list[RuleViolatio
                 errs.append(RuleViolation("deck_mismatch", f"{spec.id}.deal",
                                           f"seat {i} was dealt {len(h)} cards, the rules deal {want}"))
     if rec.shuffle is not None and rec.shuffle.digest is not None:
-        want = shuffle_digest([deck.canonical(c) for c in dealt])
+        want = shuffle_digest(deck.canonical_codes(dealt))
         if rec.shuffle.digest.lower() != want:
             errs.append(RuleViolation("shuffle_mismatch", "paipu.shuffle",
                                       f"shuffle.digest {rec.shuffle.digest} does not match the dealt deck ({want})"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import random
 from datetime import datetime, timedelta, timezone
+from operator import attrgetter
 from typing import Any, Iterator, Mapping
 
 import msgspec
@@ -61,40 +62,38 @@ def play(record: Record, rules: Mapping[str, Any], bots: list) -> Record:
     assert spec.state is not None
     state = spec.state(record, ruleset)
     log: list[Event] = []
-
-    def do(ev: Event) -> None:
-        state.apply(ev)
-        log.append(ev)
-
-    while state.phase is not Phase.OVER:
-        owed = state.pending_declarations() if state.phase is Phase.START else []
+    apply, keep = state.apply, log.append
+    by_key = attrgetter("key")
+    while (phase := state.phase) is not Phase.OVER:
+        owed = state.pending_declarations() if phase is Phase.START else None
         if owed:
-            do(owed[0])
-        elif state.phase is Phase.DRAW:
-            do(state.legal_events()[0])
-        elif state.phase is Phase.DISCARD:
+            ev = owed[0]
+        elif phase is Phase.DRAW:
+            ev = state.legal_events()[0]
+        elif phase is Phase.DISCARD:
             s = state.turn
-            do(bots[s].discard(state, s, state.legal_events()))
+            ev = bots[s].discard(state, s, state.legal_events())
         else:
             w = state.window
-            taken = None
-            for opt in sorted(w.options, key=lambda o: o.key):
+            for opt in sorted(w.options, key=by_key):
                 ev = bots[opt.seat].claim(state, opt.seat, opt)
                 if ev is not None:
-                    taken = (opt, ev)
                     break
-            if taken is None:
-                if w.kind == "start":
-                    s = state.dealer
-                    state.close_window()
-                    do(bots[s].discard(state, s, state.legal_events()))
-                else:
-                    state.close_window()
+            else:  # nobody claims
+                state.close_window()
+                if w.kind != "start":
+                    continue
+                s = state.dealer
+                ev = bots[s].discard(state, s, state.legal_events())
+                apply(ev)
+                keep(ev)
                 continue
-            opt, ev = taken
             for s in sorted({o.seat for o in w.options if o.seat != opt.seat and o.key < opt.key}):
-                do(Event(seat=s, act="pass"))
-            do(ev)
+                p = Event(seat=s, act="pass")
+                apply(p)
+                keep(p)
+        apply(ev)
+        keep(ev)
     result = msgspec.convert(state.result(), type=Result)
     return msgspec.structs.replace(record, actions=log, result=result)
 
