@@ -250,8 +250,7 @@ class GameState:
             self.explain_missing_option(ev, w, mine)
             raise self.fail("out_of_turn" if not mine else "illegal_action", "paipu.turn",
                             f"seat {ev.seat} may not `{ev.act}` now" + (f" (its options: {', '.join(sorted({o.act for o in mine}))})" if mine else ""))
-        key = event_key(ev, self.deck)
-        match = next((o for o in opts for e in o.events if event_key(e, self.deck) == key), None)
+        match = self._matching_option(ev, opts)
         if match is None:
             self.explain_bad_event(ev, w, opts)
             raise self.fail("illegal_action", opts[0].rule, f"seat {ev.seat} `{ev.act}` with these cards is not legal here")
@@ -268,6 +267,22 @@ class GameState:
                             f"seat {ev.seat} `{ev.act}` while seat {o.seat}'s `{o.act}` ranks higher and was not passed")
         self.window = None
         self.apply_claim(match, ev, w)
+
+    def _matching_option(self, ev: Event, opts: list[Option]) -> Option | None:
+        """The first option with an event whose :func:`event_key` is ``ev``'s, or None. An event
+        with the very same fields has the same key, so the keys are built only past such a check
+        (a logged event usually repeats the engine's own spelling)."""
+        key = None
+        for o in opts:
+            for e in o.events:
+                if (e.card == ev.card and e.cards == ev.cards and e.bi == ev.bi and e.tail == ev.tail
+                        and e.seat == ev.seat and e.act == ev.act):
+                    return o
+                if key is None:
+                    key = event_key(ev, self.deck)
+                if event_key(e, self.deck) == key:
+                    return o
+        return None
 
     def close_window(self) -> None:
         """Close the open window with no claim (every open option passed implicitly).
