@@ -20,10 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations_with_replacement
+from operator import add, itemgetter
 from typing import Sequence
 
 from replay.cards import HUAPAI, HUAPAI_CHARS, HUAPAI_RED, Deck
-from replay.split import split_test
+from replay.split import components, split_test
 
 MIN_HU = 17  # 002 §4: 至少有17個胡
 FEN_STEP = 5  # 002 §5: 逢5進1
@@ -238,8 +239,15 @@ class Split:
     per_char: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def _lai_kind(deck: Deck) -> int | None:
-    return deck.codes.index(LAI) if LAI in deck.codes else None
+_LAI_KIND: dict[str, int | None] = {}
+
+
+def lai_kind(deck: Deck) -> int | None:
+    """The kind of 賴 in ``deck`` (HUAPAI_LAI), None in a deck without it."""
+    k = _LAI_KIND.get(deck.family, -1)
+    if k == -1:
+        k = _LAI_KIND[deck.family] = deck.codes.index(LAI) if LAI in deck.codes else None
+    return k
 
 
 # Per character, its kinds as (plain, 花 or -1): character counts in one pass over characters.
@@ -252,7 +260,7 @@ def _readings(hand: Sequence[int], win_card: int | None, cfg: Cfg):
     conc = list(hand)
     if win_card is not None:
         conc[win_card] += 1
-    lk = _lai_kind(cfg.deck)
+    lk = lai_kind(cfg.deck)
     lai = conc[lk] if lk is not None else 0
     for assign in (combinations_with_replacement(cfg.jing_order, lai) if lai else [()]):
         kinds = conc[:N_KIND]
@@ -342,9 +350,96 @@ def _materialize(table, groups, main: int | None, kinds: list[int], assign: tupl
     return Split(tuple(out), pts, HUAPAI_CHARS[main] if main is not None else None, sum(held.values()), per)
 
 
+@lru_cache(maxsize=None)
+def _lai_units(jing: frozenset[int], lai: int) -> tuple[int, ...]:
+    """What each reading of ``lai`` 賴 adds to packed character counts (a byte per character): one
+    per multiset of 精 characters (賴子可作為任一精, 002 §雙別桿花牌 定精方法)."""
+    order = sorted(jing, key=lambda c: PLAIN[c])
+    return tuple(sum(1 << (8 * ch) for ch in assign) for assign in combinations_with_replacement(order, lai))
+
+
+# The fast shape test (complete_hand). 上大人 and 可知禮 share no character with another 句, so
+# each is a component of its own, three plain kinds in a row: a hand splits exactly when each
+# component does and one of them takes the 聽頭 (as replay/split.py decides it). Their few count
+# triples are judged once (:data:`_SMALL`), and most hands fail there, before the large rest —
+# which holds every 精 (so every 賴 reading) and every 花 — is packed a byte per kind (the 賴 of
+# HUAPAI_LAI is byte N_KIND), folded to characters and searched.
+*_SMALL_COMPS, _BIG_COMP = sorted(components(len(HUAPAI_CHARS), JU), key=len)  # a 聽頭 lies in one 句
+assert all(c not in HUA and PLAIN[c] == PLAIN[comp[0]] + i for comp in _SMALL_COMPS for i, c in enumerate(comp))
+assert all(ch in _BIG_COMP for ch in HUA)
+assert [PLAIN[comp[0]] for comp in _SMALL_COMPS] == [0, 7]  # 上大人: kinds 0-2, 可知禮: kinds 7-9
+# Per small component, its counts (three bytes) -> 1 if they split alone | 2 if taking the 聽頭.
+_SMALL: tuple[dict[int, int], dict[int, int]] = ({}, {})
+_ZERO = N_KIND + 1  # a byte of the packed hand that is always 0 (one past the 賴)
+# Per character of the large component its plain and 花 kind (others read the zero byte).
+_BIG_PLAIN = itemgetter(*(PLAIN[c] if c in _BIG_COMP else _ZERO for c in range(len(HUAPAI_CHARS))))
+_BIG_HUA = itemgetter(*(HUA.get(c, _ZERO) if c in _BIG_COMP else _ZERO for c in range(len(HUAPAI_CHARS))))
+
+
+def _small_status(i: int, counts: int) -> int:
+    b = (counts << (8 * _SMALL_COMPS[i][0])).to_bytes(22, "little")
+    st = _SMALL[i][counts] = (1 if _can_split(b, 0) else 0) | (2 if _can_split(b, 1) else 0)
+    return st
+
+
+def _half_left(st1: int, st2: int) -> int:
+    """What two small components' statuses leave to the large one: 1 (it takes the 聽頭), 0 (a
+    small one took it), -1 (either), 2 (no split at all)."""
+    half = 1
+    for st in (st1, st2):
+        if st & 1:
+            if st & 2 and half == 1:
+                half = -1
+        elif st & 2 and half != 0:
+            half = 0
+        else:
+            return 2
+    return half
+
+
+_HALF = tuple(_half_left(a, b) for a in range(4) for b in range(4))  # index: st1 << 2 | st2
+
+
+def complete_hand(hand: Sequence[int], card: int | None, jing: frozenset[int]) -> bool:
+    """Shape test of the count vector ``hand`` plus ``card`` (a kind; None: the hand as it is),
+    every 賴 reading (as a 精 of ``jing``) tried."""
+    c1 = hand[0] | hand[1] << 8 | hand[2] << 16  # 上大人: kinds 0-2
+    c2 = hand[7] | hand[8] << 8 | hand[9] << 16  # 可知禮: kinds 7-9
+    if card is not None and card < 10:
+        if card < 3:
+            c1 += 1 << (8 * card)
+        elif card >= 7:
+            c2 += 1 << (8 * (card - 7))
+    st1 = _SMALL[0].get(c1)
+    if st1 is None:
+        st1 = _small_status(0, c1)
+    st2 = _SMALL[1].get(c2)
+    if st2 is None:
+        st2 = _small_status(1, c2)
+    half = _HALF[st1 << 2 | st2]
+    if half == 2:
+        return False
+    x = int.from_bytes(hand, "little")  # a byte per kind
+    if card is not None:
+        x += 1 << (8 * card)
+    b = x.to_bytes(_ZERO + 1, "little")
+    big = bytes(map(add, _BIG_PLAIN(b), _BIG_HUA(b)))  # character counts: a 花 is its character
+    lai = b[N_KIND]
+    if lai:
+        packed = int.from_bytes(big, "little")
+        return any(_big_splits((packed + d).to_bytes(22, "little"), half) for d in _lai_units(jing, lai))
+    return _big_splits(big, half)
+
+
+def _big_splits(big: bytes, half: int) -> bool:
+    if half >= 0:
+        return _can_split(big, half)
+    return _can_split(big, 0) or _can_split(big, 1)
+
+
 def can_complete(hand: Sequence[int], win_card: int | None, cfg: Cfg) -> bool:
     """Cheap shape test (no points) of the concealed cards plus ``win_card``, every 賴 reading tried."""
-    return any(shape_ok(chars) for _, _, chars in _readings(hand, win_card, cfg))
+    return complete_hand(hand, win_card, cfg.jing)
 
 
 def waits(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], cfg: Cfg) -> list[dict]:
@@ -387,7 +482,7 @@ def score_case(case: dict, rules, cfg: Cfg) -> dict:
             continue
         if kind not in MELD_SIZES:
             raise ValueError(f"meld kind {kind!r} is not a 花牌 meld (dui, zhao, zha, kai_fan, kan)")
-        lk = _lai_kind(deck)
+        lk = lai_kind(deck)
         if len(cards) != MELD_SIZES[kind] or lk in cards or len({KCHAR[k] for k in cards}) != 1:
             raise ValueError(f"meld {m} is not a {kind}: {MELD_SIZES[kind]} cards of one character, no 賴")
         melds.append((kind, sorted(cards)))  # canonical order: a case's card order never shows

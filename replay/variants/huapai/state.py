@@ -8,6 +8,8 @@ among seats the discarder's 下家 first (002 §2 對: 如是下家打出，必�
 
 from __future__ import annotations
 
+from itertools import chain, compress, repeat
+from operator import add, itemgetter
 from typing import Any
 
 from replay.cards import HUAPAI_CHARS, Deck
@@ -15,9 +17,43 @@ from replay.engine import GameState, Option, Phase, Window
 from replay.record import Event
 from replay.variants.huapai import scoring as sc
 
+# Phase members as module names: one global read per use (``Phase.X`` is an attribute lookup
+# on the class, slow while Phase was an enum.Enum in Python 3.11)
+START, DISCARD, WINDOW, DRAW, OVER = Phase.START, Phase.DISCARD, Phase.WINDOW, Phase.DRAW, Phase.OVER
 R_HU, R_CLAIM = 0, 1  # window ranks: 胡 before 招/對 (docs/rules/huapai.md, decision 3)
 DUI_LIMIT = 2  # 002 §2 對: 一局內限對2對 … 對了3次以上 … 由此人承包
 TAIL_ACTS = ("zha", "kai_fan")  # 002 §2: 扎 / 開泛 replacements come from 牌底 (the tail)
+CHAR_KINDS = tuple((sc.PLAIN[ch], sc.HUA.get(ch)) for ch in range(len(HUAPAI_CHARS)))  # char -> (plain, 花 or None)
+_PLAIN_OF = itemgetter(*(p for p, _ in CHAR_KINDS))
+_HUA_OF = itemgetter(*(-1 if f is None else f for _, f in CHAR_KINDS))  # -1: the 0 appended below
+
+
+def char_counts(hand: list[int]) -> list[int]:
+    """Cards of each character (22) in the count vector ``hand`` (賴 left out)."""
+    return list(map(add, _PLAIN_OF(hand), _HUA_OF([*hand, 0])))
+
+
+_CFGS: dict[tuple, sc.Cfg] = {}  # one scorer config per deck, 精 and ruleset: the search memo keys on it
+
+
+def _cfg(deck: Deck, jing: str, ruleset) -> sc.Cfg:
+    key = (deck.family, jing, ruleset["dui_hu"], ruleset["zhu_jing_tie"], ruleset["tingtou_jing"])
+    cfg = _CFGS.get(key)
+    if cfg is None:
+        cfg = _CFGS[key] = sc.Cfg(deck, frozenset(HUAPAI_CHARS.index(c) for c in jing), *key[2:])
+    return cfg
+
+
+_DISCARDS: dict[tuple[str, int], list[Event]] = {}
+
+
+def discard_events(deck: Deck, seat: int) -> list[Event]:
+    """Per kind of ``deck``, the event of ``seat`` discarding it: made once per process (an event is
+    a value: nothing changes it once made), so a turn picks the held kinds' events with ``compress``."""
+    evs = _DISCARDS.get((deck.family, seat))
+    if evs is None:
+        evs = _DISCARDS[(deck.family, seat)] = [Event(seat=seat, act="discard", card=c) for c in deck.codes]
+    return evs
 
 
 class HuapaiState(GameState):
@@ -28,11 +64,12 @@ class HuapaiState(GameState):
 
     def __init__(self, record, ruleset, variant: str, deck: Deck, jing: str) -> None:
         self.variant = variant
+        self.rule_hu, self.rule_zhao, self.rule_dui = f"{variant}.hu", f"{variant}.zhao", f"{variant}.dui"
         self.deck = deck
         super().__init__(record, ruleset)
-        self.cfg = sc.Cfg(deck, frozenset(HUAPAI_CHARS.index(c) for c in jing), ruleset["dui_hu"],
-                          ruleset["zhu_jing_tie"], ruleset["tingtou_jing"])
-        self.lai = deck.codes.index(sc.LAI) if sc.LAI in deck.codes else None
+        self.after = [tuple((s + i) % self.n for i in range(1, self.n)) for s in range(self.n)]  # 下家 first
+        self.cfg = _cfg(deck, jing, ruleset)
+        self.lai = sc.lai_kind(deck)
         self.drawn: int | None = None  # kind the seat in turn just drew: it may 胡/扎/開泛 with it
         self.owed: str | None = None  # act whose replacement draw is owed: zha / kai_fan (tail), zhao (front)
         self.dui_count = [0] * self.n
@@ -40,8 +77,9 @@ class HuapaiState(GameState):
         self.qingtong = True  # 請統: before the dealer's first discard
         self.qt_from = 0  # position in the 請統 order from which seats may still 扎
         self.win: dict[str, Any] | None = None
+        self.discard_events = [discard_events(deck, s) for s in range(self.n)]
         self.window = Window(-1, self.dealer, "start", self.start_options())
-        self.phase = Phase.START
+        self.phase = START
 
     # -- hand helpers ----------------------------------------------------------------------
     def code(self, k: int) -> str:
@@ -53,26 +91,26 @@ class HuapaiState(GameState):
 
     def char_kinds(self, ch: int) -> list[int]:
         """The natural kinds of character ``ch`` (plain, and 花 where it has one)."""
-        return [sc.PLAIN[ch]] + ([sc.HUA[ch]] if ch in sc.HUA else [])
+        p, f = CHAR_KINDS[ch]
+        return [p] if f is None else [p, f]
 
     def char_count(self, seat: int, ch: int) -> int:
-        return sum(self.hands[seat][k] for k in self.char_kinds(ch))
+        p, f = CHAR_KINDS[ch]
+        h = self.hands[seat]
+        return h[p] if f is None else h[p] + h[f]
 
     def own_choices(self, seat: int, ch: int, n: int, keep: int | None = None) -> list[list[str]]:
         """Every way to take ``n`` cards of character ``ch`` from ``seat``'s hand (plain / 花
         mixes), leaving one copy of kind ``keep`` aside (the drawn card of a 扎)."""
-        h = list(self.hands[seat])
-        if keep is not None:
-            h[keep] -= 1
-        kinds = self.char_kinds(ch)
-        p = kinds[0]
-        f = kinds[1] if len(kinds) > 1 else None
-        out = []
-        for nf in range(0, n + 1):
-            np_ = n - nf
-            if np_ <= h[p] and (nf == 0 or (f is not None and nf <= h[f])):
-                out.append([self.code(p)] * np_ + ([self.code(f)] * nf if nf else []))
-        return out
+        h = self.hands[seat]
+        p, f = CHAR_KINDS[ch]
+        hp = h[p] - (keep == p)
+        hf = 0 if f is None else h[f] - (keep == f)
+        codes = self.deck.codes
+        cp = codes[p]
+        cf = None if f is None else codes[f]
+        # fewest 花 first; each mix needs its plain and its 花 copies in hand
+        return [[cp] * (n - nf) + [cf] * nf for nf in range(0, min(n, hf) + 1) if n - nf <= hp]
 
     def wins(self, seat: int, hand: list[int], card: int) -> bool:
         """Whether ``hand`` (concealed, before ``card``) with ``seat``'s melds is a win: complete and
@@ -94,7 +132,9 @@ class HuapaiState(GameState):
 
     def can_zimo(self, seat: int) -> bool:
         """自摸: ``seat`` wins on the card it just drew (already in its hand)."""
-        return self.drawn is not None and self.wins(seat, self.without_drawn(seat), self.drawn)
+        # the shape test of the hand as it is equals that of the hand without the drawn card plus it
+        return (self.drawn is not None and sc.can_complete(self.hands[seat], None, self.cfg)
+                and self.wins(seat, self.without_drawn(seat), self.drawn))
 
     # -- options ---------------------------------------------------------------------------
     def qt_order(self) -> list[int]:
@@ -107,8 +147,11 @@ class HuapaiState(GameState):
         for pos, s in enumerate(self.qt_order()):
             if pos < self.qt_from:
                 continue
+            counts = char_counts(self.hands[s])
+            if max(counts) < 4:
+                continue
             evs = [Event(seat=s, act="zha", cards=cards)
-                   for ch in range(22) if self.char_count(s, ch) >= 4 for cards in self.own_choices(s, ch, 4)]
+                   for ch, n in enumerate(counts) if n >= 4 for cards in self.own_choices(s, ch, 4)]
             if evs:
                 out.append(Option(s, "zha", (pos,), False, evs, f"{self.variant}.qing_tong"))
         return out
@@ -116,40 +159,50 @@ class HuapaiState(GameState):
     def window_options(self, card: int, src: int) -> list[Option]:
         """Options on ``card`` discarded by ``src``: 胡 (放銃), then 招 and 對; the 下家 first."""
         out: list[Option] = []
-        code = self.code(card)
-        order = [(src + i) % self.n for i in range(1, self.n)]
+        code = self.deck.codes[card]
+        order = self.after[src]
+        hands = self.hands
+        jing = self.cfg.jing
         for pos, s in enumerate(order):
-            if self.can_win(s, card):
-                out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], f"{self.variant}.hu"))
-        ch = self.char_of(card)
-        if ch is None:
+            # 放銃 (can_win): the cheap shape test first, then the 17-胡 minimum
+            if sc.complete_hand(hands[s], card, jing) and self.wins(s, hands[s], card):
+                out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], self.rule_hu))
+        if card == self.lai:
             return out  # a 賴 is never 對'd or 招'd (docs/rules/huapai.md, decision 9)
+        ch = sc.KCHAR[card]
+        p, f = CHAR_KINDS[ch]
         for pos, s in enumerate(order):
-            n = self.char_count(s, ch)
+            h = hands[s]
+            n = h[p] if f is None else h[p] + h[f]
+            if n < 2:
+                continue
             if n >= 3:  # 招: 手中有1坎，別人再出一張 (002 §2 招)
                 out.append(Option(s, "zhao", (R_CLAIM, pos), False,
                                   [Event(seat=s, act="zhao", card=code, cards=c) for c in self.own_choices(s, ch, 3)],
-                                  f"{self.variant}.zhao"))
-            if n >= 2 and sum(self.hands[s]) > 2:  # 對: 手中有2個相同的字，別人再打出一張 (002 §2 對)
+                                  self.rule_zhao))
+            if n > 2 or sum(h) > 2:  # 對: 手中有2個相同的字，別人再打出一張 (002 §2 對)
                 out.append(Option(s, "dui", (R_CLAIM, pos), False,
                                   [Event(seat=s, act="dui", card=code, cards=c) for c in self.own_choices(s, ch, 2)],
-                                  f"{self.variant}.dui"))
+                                  self.rule_dui))
         return out
 
     def turn_events(self) -> list[Event]:
         """What the seat in turn may do: discard any card; with the card it just drew, 胡 (自摸), 扎
         (a 坎 in hand + the drawn 4th) or 開泛 (a 扎/招 on the table + the drawn 5th) (002 §2, §4)."""
         s = self.turn
-        evs = [Event(seat=s, act="discard", card=self.code(k)) for k, n in enumerate(self.hands[s]) if n]
+        evs = list(compress(self.discard_events[s], self.hands[s]))  # every kind held, in deck order
         d = self.drawn
         if d is None:
             return evs
-        dc = self.code(d)
-        if self.can_zimo(s):
+        dc = self.deck.codes[d]
+        h = self.hands[s]
+        # 自摸 (can_zimo): the hand as it is holds the drawn card; the cheap shape test first
+        if sc.complete_hand(h, None, self.cfg.jing) and self.can_zimo(s):
             evs.append(Event(seat=s, act="hu", card=dc))
-        ch = self.char_of(d)
-        if ch is not None:
-            if self.char_count(s, ch) >= 4:
+        if d != self.lai:
+            ch = sc.KCHAR[d]
+            p, f = CHAR_KINDS[ch]
+            if (h[p] if f is None else h[p] + h[f]) >= 4:
                 evs += [Event(seat=s, act="zha", card=dc, cards=c) for c in self.own_choices(s, ch, 3, keep=d)]
             if self.fan_meld(s, ch) is not None:
                 evs.append(Event(seat=s, act="kai_fan", card=dc))
@@ -169,7 +222,7 @@ class HuapaiState(GameState):
         if self.wall_left == 0:
             self.end_draw()
             return
-        self.phase, self.turn, self.owed, self.drawn = Phase.DRAW, seat, owed, None
+        self.phase, self.turn, self.owed, self.drawn = DRAW, seat, owed, None
 
     def on_draw(self, ev: Event) -> None:
         s = self.turn
@@ -201,10 +254,10 @@ class HuapaiState(GameState):
         self.owed = None
         if self.qingtong:  # a 請統 replacement: the 請統 goes on from this seat
             self.window = Window(-1, self.dealer, "start", self.start_options())
-            self.phase = Phase.START
+            self.phase = START
             return
         self.drawn = c
-        self.phase = Phase.DISCARD
+        self.phase = DISCARD
 
     def on_discard_phase(self, ev: Event) -> None:
         s = self.turn
@@ -220,7 +273,7 @@ class HuapaiState(GameState):
             # built lazily: no option of a discard window is forced or changes the state when passed,
             # so a window nobody claims closes without anyone's options (most windows; speed only)
             self.window = Window(c, s, "discard", build=lambda: self.window_options(c, s), closing=list)
-            self.phase = Phase.WINDOW
+            self.phase = WINDOW
             return
         if ev.act not in ("hu", "zha", "kai_fan"):
             raise self.fail("illegal_action", "turn", f"seat {s} may discard, 胡, 扎 or 開泛 now, not `{ev.act}`")
@@ -261,7 +314,7 @@ class HuapaiState(GameState):
     def window_closed(self, w: Window) -> None:
         if w.kind == "start":  # 請統 over: the dealer discards first
             self.qingtong = False
-            self.phase, self.turn, self.drawn = Phase.DISCARD, self.dealer, None
+            self.phase, self.turn, self.drawn = DISCARD, self.dealer, None
             return
         self.river[w.src].append(w.card)
         self.to_draw(self.xia(w.src))
@@ -289,7 +342,7 @@ class HuapaiState(GameState):
             self.dui_count[s] += 1
             if self.dui_count[s] == DUI_LIMIT + 1:
                 self.bao_order.append(s)  # 對了3次以上 … 若他人胡牌，則由此人承包 (002 §2 對)
-            self.phase, self.turn, self.drawn = Phase.DISCARD, s, None
+            self.phase, self.turn, self.drawn = DISCARD, s, None
             return
         # 招: replacement from the front (002 §2 招: 在牌面起一張牌)
         self.melds[s].append(("zhao", tuple(sorted([c, *own]))))
@@ -333,7 +386,7 @@ class HuapaiState(GameState):
         (002 §5: 放沖者輸20分，自扣時各出10分); 承包: the first other seat that made a 3rd 對 pays
         both (002 §2 對). Share = 分 × stake.
         """
-        self.phase = Phase.OVER
+        self.phase = OVER
         hand = self.without_drawn(s) if src is None else self.hands[s]
         split = sc.best_split(hand, self.melds[s], c, self.cfg)
         assert split is not None
@@ -363,7 +416,8 @@ class HuapaiState(GameState):
     def facts(self) -> dict[str, Any]:
         """Variant-neutral facts for the warehouse (docs/warehouse.md), plus ``jing``: for a win
         ``{"main", "per_char": {char: {"hua", "su", "hu"}}}``, None for a draw."""
-        melds = [{"seat": s, "kind": k, "cards": [self.code(x) for x in cards],
+        code = self.deck.codes.__getitem__
+        melds = [{"seat": s, "kind": k, "cards": list(map(code, cards)),
                   "points": sc.meld_points(k, cards, None, self.cfg), "origin": "table"}
                  for s in range(self.n) for k, cards in self.melds[s]]
         jing = None
@@ -377,8 +431,8 @@ class HuapaiState(GameState):
         return {
             "win_kind": self.win["kind"] if self.win else None,
             "melds": melds,
-            "hands": [self.deck.expand(h) for h in self.hands],
-            "discards": [[self.code(x) for x in r] for r in self.river],
+            "hands": [list(chain.from_iterable(map(repeat, self.deck.codes, h))) for h in self.hands],  # deck.expand
+            "discards": [list(map(code, r)) for r in self.river],
             "wall_left": self.wall_left,
             "jing": jing,
         }
@@ -386,20 +440,20 @@ class HuapaiState(GameState):
     def legal_events(self) -> list[Event]:
         """Every event that may come next (explicit passes included; in a window, the next draw
         or the dealer's first discard closes it)."""
-        if self.phase is Phase.OVER:
+        if self.phase is OVER:
             return []
-        if self.phase is Phase.DRAW:
+        if self.phase is DRAW:
             tail = self.owed in TAIL_ACTS
             card = self.wall[self.back - 1] if tail else self.wall[self.front]
             return [Event(seat=self.turn, act="draw", card=self.code(card), tail=tail)]
-        if self.phase is Phase.DISCARD:
+        if self.phase is DISCARD:
             return self.turn_events()
         w = self.window
         assert w is not None
         evs = [e for o in w.options if o.seat not in w.passed for e in o.events]
         evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in w.options if o.seat not in w.passed})]
         if w.kind == "start":
-            evs += [Event(seat=self.dealer, act="discard", card=self.code(k)) for k, n in enumerate(self.hands[self.dealer]) if n]
+            evs += compress(self.discard_events[self.dealer], self.hands[self.dealer])
         elif self.wall_left:
             evs.append(Event(seat=self.xia(w.src), act="draw", card=self.code(self.wall[self.front])))
         return evs
