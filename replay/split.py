@@ -72,6 +72,8 @@ def split_test(runs_from: Sequence[Sequence[tuple[int, int, int]]], partners: Se
         if len(masks) == 1 or halves > 1:
             return search(x | guard, halves)
         parts = [p | guard for m in masks if (p := x & m)]
+        if len(parts) == 1:
+            return search(parts[0], halves)
         short = [p for p in parts if not search(p, 0)]
         if not halves:
             return not short
