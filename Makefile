@@ -10,13 +10,23 @@ WAREHOUSE := $(DEMO)/warehouse
 
 .PHONY: demo test install bench clean
 
-$(BIN)/paipu: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+# One stamp per extra: `make bench` on a fresh clone installs only what the benchmark needs (the
+# package and python-chess), not the test tools; `make test` and `make demo` add the dev extra.
+DEV := $(VENV)/.installed-dev
+BENCH := $(VENV)/.installed-bench
+
+$(DEV): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(BIN)/paipu
+	touch $@
 
-install: $(BIN)/paipu
+$(BENCH): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	touch $@
+
+install: $(DEV)
 
 # The other seven variants, a few hundred games each (tongcheng_gezi at 4 and at 3 seats).
 VGAMES ?= 300
@@ -38,8 +48,7 @@ endif
 test: install
 	$(BIN)/python -m pytest
 
-bench: install
-	$(BIN)/python -m pip install --quiet -e '.[bench]'
+bench: $(BENCH)
 	$(BIN)/python -m bench.run
 
 clean:
