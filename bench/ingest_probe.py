@@ -9,7 +9,10 @@ in it). Prints one JSON object:
 - ``peak_rss_mb``: the largest sum of resident memory over this process and all its
   descendants, sampled every 20 ms from ``/proc``;
 - ``maxrss_self_mb`` / ``maxrss_children_mb``: ``resource.getrusage`` of self and of the
-  largest reaped child (the kernel keeps a maximum per process, not a sum).
+  largest reaped child (the kernel keeps a maximum per process, not a sum). Kept in the JSON
+  but not a figure: Linux carries a process's high-water mark across ``exec``, so under
+  ``make bench`` ``maxrss_self_mb`` is at least what the bench process held when it started
+  the probe (its simulated corpora: ~700 MB on a fresh clone), not what ingest needs.
 """
 
 from __future__ import annotations

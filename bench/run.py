@@ -192,8 +192,7 @@ def figures(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
         rate(f"ingest.{w}.games_per_cpu_s", r["games_per_cpu_s"], "games/CPU-s")
         out[f"ingest.{w}.peak_rss_mb"] = {"value": r["peak_rss_mb"], "unit": "MB (tree, sampled)", "better": "lower",
                                           "x_yardstick": None}
-        out[f"ingest.{w}.maxrss_mb"] = {"value": r["maxrss_self_mb"] + r["maxrss_children_mb"],
-                                        "unit": "MB (getrusage self+children)", "better": "lower", "x_yardstick": None}
+        # not getrusage maxrss: inherited across exec from the bench process (bench/ingest_probe.py)
     est = ing.get("estimate_1M_guilin_minutes_2cores", {})
     for k in ("wall", "cpu"):  # an estimate: its ratio is that of the games/s it comes from
         if est.get(k) is not None:

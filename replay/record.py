@@ -20,7 +20,9 @@ from replay.errors import RuleViolation
 Seat = Annotated[int, Meta(ge=0, le=7)]
 
 
-class Event(Struct, omit_defaults=True):
+# Frozen: engines build some events once and hand the same object to many records (a seat's discard
+# of each kind), so none may change in place (msgspec.structs.replace makes a changed copy).
+class Event(Struct, omit_defaults=True, frozen=True):
     """One logged event (spec §4). ``from_`` is the JSON field ``from``."""
 
     seat: Seat
