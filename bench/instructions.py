@@ -1,0 +1,72 @@
+"""Instructions per game, counted by callgrind: ``python -m bench.instructions VARIANT [sim|replay] [N]``.
+
+CPU seconds on this VM wander by up to half between runs; instruction counts do not (the same
+code, input and hash seed give the same count within ~1%, whatever else the machine runs), so
+before/after comparisons of an engine change use this. ``replay`` decodes and replays N games
+(default 50) simulated with random bots; ``sim`` simulates N games (default 30). Each count is
+that of a run with N games minus that of a run with none (imports, tables and a 3-game warm-up
+in both), divided by N. Needs valgrind (``apt-get install valgrind``); ~1-2 minutes a count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+def _work(variant: str, mode: str, n: int, total: int) -> None:
+    import msgspec
+
+    from replay.replayer import replay_line
+    from replay.simulator import simulate
+
+    enc = msgspec.json.Encoder()
+    # the games to replay are simulated in both runs (``total`` of them), so the difference is replay alone
+    lines = [enc.encode(r) for r in simulate(variant, total, 1, bots="random", start=1000)] if mode == "replay" else []
+    for r in simulate(variant, 3, 1, bots="random", start=5000):  # warm-up: imports, memo tables
+        replay_line(enc.encode(r))
+    if mode == "sim":
+        for r in simulate(variant, n, 1, bots="random", start=1000):
+            enc.encode(r)
+    else:
+        for x in lines[:n]:
+            if not replay_line(x).verdict.valid:
+                raise SystemExit(f"a simulated {variant} game did not replay as valid")
+
+
+def count(variant: str, mode: str, n: int, total: int) -> int:
+    """Instructions (callgrind's ``Collected``) of one run of :func:`_work`."""
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-m",
+                        "bench.instructions", "--work", variant, mode, str(n), "--total", str(total)],
+                       capture_output=True, text=True, env=env, check=False)
+    m = re.search(r"Collected : (\d+)", p.stderr)
+    if p.returncode != 0 or not m:
+        raise RuntimeError(f"callgrind run failed ({p.returncode}): {p.stderr[-1500:]}")
+    return int(m.group(1))
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m bench.instructions", description=__doc__.split("\n\n")[0])
+    ap.add_argument("variant")
+    ap.add_argument("mode", nargs="?", default="replay", choices=("replay", "sim"))
+    ap.add_argument("n", nargs="?", type=int)
+    ap.add_argument("--work", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--total", type=int, default=0, help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    n = a.n if a.n is not None else (50 if a.mode == "replay" else 30)
+    if a.work:
+        _work(a.variant, a.mode, n, a.total)
+        return
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed (apt-get install valgrind)")
+    per_game = (count(a.variant, a.mode, n, n) - count(a.variant, a.mode, 0, n)) / n
+    print(f"{a.variant} {a.mode}: {per_game:,.0f} instructions a game (n={n})")
+
+
+if __name__ == "__main__":
+    main()
