@@ -5,7 +5,9 @@ code, input and hash seed give the same count within ~1%, whatever else the mach
 before/after comparisons of an engine change use this. ``replay`` decodes and replays N games
 (default 50) simulated with random bots; ``sim`` simulates N games (default 30). Each count is
 that of a run with N games minus that of a run with none (imports, tables and a 3-game warm-up
-in both), divided by N. Needs valgrind (``apt-get install valgrind``); ~1-2 minutes a count.
+in both; the games to replay are simulated beforehand in another process and read from
+``build/bench/instructions/`` in both, so no memo is warm with them), divided by N. Needs
+valgrind (``apt-get install valgrind``); ~1-2 minutes a count.
 """
 
 from __future__ import annotations
@@ -16,18 +18,19 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 
-def _work(variant: str, mode: str, n: int, total: int) -> None:
+def _work(variant: str, mode: str, n: int, lines_path: str) -> None:
     import msgspec
 
     from replay.replayer import replay_line
     from replay.simulator import simulate
 
     enc = msgspec.json.Encoder()
-    # the games to replay are simulated in both runs (``total`` of them), so the difference is replay alone
-    lines = [enc.encode(r) for r in simulate(variant, total, 1, bots="random", start=1000)] if mode == "replay" else []
-    for r in simulate(variant, 3, 1, bots="random", start=5000):  # warm-up: imports, memo tables
+    # read in both runs; simulated beforehand in another process, so no memo is warm with these games
+    lines = open(lines_path, "rb").read().splitlines() if mode == "replay" else []
+    for r in simulate(variant, 3, 1, bots="random", start=5000):  # warm-up: imports, tables
         replay_line(enc.encode(r))
     if mode == "sim":
         for r in simulate(variant, n, 1, bots="random", start=1000):
@@ -38,11 +41,29 @@ def _work(variant: str, mode: str, n: int, total: int) -> None:
                 raise SystemExit(f"a simulated {variant} game did not replay as valid")
 
 
-def count(variant: str, mode: str, n: int, total: int) -> int:
+def _games(variant: str, n: int) -> Path:
+    """``n`` random-bot games of ``variant`` (seed 1, from game 1000) as JSON lines, cached."""
+    import msgspec
+
+    from bench.common import BUILD
+    from replay import ENGINE_VERSION
+    from replay.simulator import simulate
+
+    path = BUILD / "instructions" / f"{variant}-{n}g-s1-e{ENGINE_VERSION}.jsonl"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        enc = msgspec.json.Encoder()
+        tmp = path.with_name(path.name + ".part")
+        tmp.write_bytes(b"".join(enc.encode(r) + b"\n" for r in simulate(variant, n, 1, bots="random", start=1000)))
+        tmp.replace(path)
+    return path
+
+
+def count(variant: str, mode: str, n: int, lines_path: Path) -> int:
     """Instructions (callgrind's ``Collected``) of one run of :func:`_work`."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-m",
-                        "bench.instructions", "--work", variant, mode, str(n), "--total", str(total)],
+                        "bench.instructions", "--work", variant, mode, str(n), "--lines", str(lines_path)],
                        capture_output=True, text=True, env=env, check=False)
     m = re.search(r"Collected : (\d+)", p.stderr)
     if p.returncode != 0 or not m:
@@ -56,15 +77,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("mode", nargs="?", default="replay", choices=("replay", "sim"))
     ap.add_argument("n", nargs="?", type=int)
     ap.add_argument("--work", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--total", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--lines", default="", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     n = a.n if a.n is not None else (50 if a.mode == "replay" else 30)
     if a.work:
-        _work(a.variant, a.mode, n, a.total)
+        _work(a.variant, a.mode, n, a.lines)
         return
+    from replay import variants
+
+    known = [v.id for v in variants.VARIANTS.values() if v.implemented]
+    if a.variant not in known:
+        ap.error(f"unknown variant {a.variant!r}; choose from {', '.join(known)}")
+    if n < 1:
+        ap.error("N must be at least 1")
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
-    per_game = (count(a.variant, a.mode, n, n) - count(a.variant, a.mode, 0, n)) / n
+    lines = _games(a.variant, n) if a.mode == "replay" else Path(os.devnull)
+    per_game = (count(a.variant, a.mode, n, lines) - count(a.variant, a.mode, 0, lines)) / n
     print(f"{a.variant} {a.mode}: {per_game:,.0f} instructions a game (n={n})")
 
 

@@ -54,7 +54,7 @@ class Config:
 
     @classmethod
     def quick_defaults(cls) -> "Config":
-        return cls(quick=True, games=200, hands=2_000, ingest_games=300, warehouse_games=20_000, reps=3,
+        return cls(quick=True, games=200, hands=2_000, ingest_games=200, warehouse_games=20_000, reps=3,
                    chess_games=30, out=str(BUILD / "results-quick.json"))
 
 
@@ -360,7 +360,9 @@ def parse(argv: list[str] | None) -> tuple[Config, argparse.Namespace]:
     ap.add_argument("--workers", type=int, help="processes for corpora and replay timing (default: cores)")
     ap.add_argument("--only", help=f"comma-separated sections of {','.join(SECTIONS)}")
     ap.add_argument("--build", help="cache folder (default build/bench)")
-    ap.add_argument("--out", help="results file (default bench/results.json; quick: build/bench/results-quick.json)")
+    ap.add_argument("--out", help="results file (default bench/results.json for a full run of every section at the "
+                                  "default sizes; any other run: build/bench/results-partial.json; quick: "
+                                  "build/bench/results-quick.json)")
     ap.add_argument("--no-compare", action="store_true", help="do not compare with the committed results")
     ap.add_argument("--baseline", help="compare with this results file instead of the committed bench/results.json")
     a = ap.parse_args(argv)
@@ -369,8 +371,13 @@ def parse(argv: list[str] | None) -> tuple[Config, argparse.Namespace]:
         v = getattr(a, k)
         if v is not None:
             setattr(cfg, k, v)
-    if a.build and not a.out:
-        cfg.out = str(Path(a.build) / ("results-quick.json" if a.quick else "results.json"))
+    # Only a full run at the default sizes may replace the committed results (the regression baseline).
+    partial = bool(a.only or a.variants or a.warehouse_actions
+                   or any(getattr(a, k) is not None for k in ("games", "hands", "ingest_games", "warehouse_games",
+                                                              "reps", "chess_games")))
+    if not a.out and (a.build or (partial and not a.quick)):
+        name = "results-quick.json" if a.quick else ("results-partial.json" if partial else "results.json")
+        cfg.out = str(Path(a.build or cfg.build) / name)
     cfg.warehouse_actions = a.warehouse_actions
     if a.variants:
         cfg.variants = [v.strip() for v in a.variants.split(",") if v.strip()]
@@ -384,8 +391,8 @@ def parse(argv: list[str] | None) -> tuple[Config, argparse.Namespace]:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     cfg, args = parse(argv)
-    if args.no_compare:
-        baseline = None
+    if args.no_compare or (cfg.quick and not args.baseline):
+        baseline = None  # a smoke run's small inputs say nothing against the committed full run
     elif args.baseline:
         baseline = json.loads(Path(args.baseline).read_text(encoding="utf-8"))
     else:

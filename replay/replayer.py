@@ -105,8 +105,26 @@ def _js(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False, separators=(", ", ": "))
 
 
-def _compare_result(claimed: Any, computed: dict[str, Any], step: int | None) -> list[RuleViolation]:
-    """One ``result_mismatch`` per claimed field that differs (hand_types as sets)."""
+def _canonical_claim(key: str, value: Any, deck: Any) -> Any:
+    """A claimed result field with its card codes spelled canonically (spec §3: aliases are
+    accepted on input): ``win_card``, ``xing.cards`` and ``jing.main``. Unknown codes stay as
+    claimed (they then differ from the computed value)."""
+    def canon(c: Any) -> Any:
+        i = deck._index.get(c) if isinstance(c, str) else None
+        return deck.codes[i] if i is not None else c
+
+    if key == "win_card":
+        return canon(value)
+    if key == "xing" and isinstance(value, dict) and isinstance(value.get("cards"), list):
+        return {**value, "cards": [canon(c) for c in value["cards"]]}
+    if key == "jing" and isinstance(value, dict) and "main" in value:
+        return {**value, "main": canon(value["main"])}
+    return value
+
+
+def _compare_result(claimed: Any, computed: dict[str, Any], step: int | None, deck: Any = None) -> list[RuleViolation]:
+    """One ``result_mismatch`` per claimed field that differs (hand_types as sets; card codes of
+    ``deck`` compared in canonical spelling, the message shows them as claimed)."""
     errs = []
     for name in claimed.__struct_fields__:
         val = getattr(claimed, name)
@@ -116,7 +134,8 @@ def _compare_result(claimed: Any, computed: dict[str, Any], step: int | None) ->
         if key not in computed:
             continue
         mine = computed[key]
-        theirs = msgspec.to_builtins(val)
+        shown = msgspec.to_builtins(val)
+        theirs = _canonical_claim(key, shown, deck) if deck is not None else shown
         if key == "hand_types":
             same = set(theirs or []) == set(mine or [])
         elif key == "xing" and theirs is not None and mine is not None:
@@ -125,7 +144,7 @@ def _compare_result(claimed: Any, computed: dict[str, Any], step: int | None) ->
             same = theirs == mine
         if not same:
             errs.append(RuleViolation("result_mismatch", "paipu.result",
-                                      f"result.{key}: claimed {_js(theirs)}, computed {_js(mine)}", step))
+                                      f"result.{key}: claimed {_js(shown)}, computed {_js(mine)}", step))
     return errs
 
 
@@ -184,7 +203,7 @@ def replay_record(rec: Record, raw: bytes = b"", *, stop_after: int | None = Non
         return ReplayOutcome(verdict([e], None, ruleset.id), rec, ruleset, state, raw=raw)
     computed = state.result()
     if rec.result is not None:
-        errors += _compare_result(rec.result, computed, max(len(rec.actions) - 1, 0))
+        errors += _compare_result(rec.result, computed, max(len(rec.actions) - 1, 0), spec.deck)
     return ReplayOutcome(verdict(errors, computed, ruleset.id), rec, ruleset, state, state.facts(), raw=raw)
 
 
