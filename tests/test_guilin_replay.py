@@ -275,6 +275,15 @@ def test_a_passed_chi_makes_the_card_chou():
     assert (e.step, e.code, e.rule) == (2, "illegal_action", "guilin.chou_pai")
 
 
+def test_a_flip_is_not_drawn_to_hand():
+    # spec §4: only the replacement after laying down dealt fours says "to_hand"; a flip is public.
+    acts = copy.deepcopy(example()["actions"])
+    k = next(i for i, a in enumerate(acts) if a["act"] == "draw")
+    acts[k]["to_hand"] = True
+    e = only_error(with_actions(example(), acts))
+    assert (e.step, e.code, e.rule) == (k, "illegal_action", "guilin.wall")
+
+
 def test_pass_without_an_option():
     # spec §4: an explicit pass is checked: seat 2 has nothing to pass on the dealer's 小一.
     acts = [A[0], {"seat": 2, "act": "pass"}]

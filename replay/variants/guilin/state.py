@@ -312,6 +312,9 @@ class GuilinState(GameState):
             raise self.fail("out_of_turn", "turn", f"expected {want}, got `{ev.act}` by seat {ev.seat}")
         if ev.tail:
             raise self.fail("illegal_action", "wall", f"{self.variant} draws only from the front of the wall")
+        if ev.to_hand:  # spec §4: only the replacement after laying down fours goes into the hand
+            raise self.fail("illegal_action", "wall", f"seat {ev.seat}'s draw is a public flip: `to_hand` is only for "
+                            "the replacement card after laying down dealt fours")
         c = self.card(ev.card)
         if c != self.wall[self.front]:
             raise self.fail("wall_mismatch", "paipu.wall",
