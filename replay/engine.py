@@ -243,6 +243,12 @@ class GameState:
             if forced:
                 raise self.fail("missing_forced_action", forced[0].rule,
                                 f"seat {ev.seat} passed its forced `{forced[0].act}` on {self.label(w.card)}")
+            if ev.cards or ev.bi:  # a pass declines the open card: it may name that card, nothing else
+                raise self.fail("illegal_action", "paipu.pass", f"seat {ev.seat}'s pass names `cards` or `bi`: a pass "
+                                "names at most the card it declines")
+            if ev.card is not None and (w.kind == "start" or self.card(ev.card) != w.card):
+                raise self.fail("illegal_action", "paipu.pass", f"seat {ev.seat}'s pass names {ev.card}, " + (
+                    f"but the open card is {self.label(w.card)}" if w.kind != "start" else "at the start of the hand"))
             w.passed.add(ev.seat)
             return
         opts = [o for o in mine if o.act == ev.act]

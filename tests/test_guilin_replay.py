@@ -284,6 +284,20 @@ def test_a_flip_is_not_drawn_to_hand():
     assert (e.step, e.code, e.rule) == (k, "illegal_action", "guilin.wall")
 
 
+def test_a_pass_names_at_most_the_card_it_declines():
+    # spec §4: a pass declines the open card. Seat 1 may 吃 the dealer's discard 小一 at step 0
+    # (the worked example's second event is that 吃); its pass may name 小一, nothing else.
+    base = example()
+    first = A[0]
+    ok = with_actions(base, [first, {"seat": 1, "act": "pass", "card": first["card"]}], keep_result=False)
+    bad_card = with_actions(base, [first, {"seat": 1, "act": "pass", "card": "d9"}])
+    bad_cards = with_actions(base, [first, {"seat": 1, "act": "pass", "cards": ["x2", "x3"]}])
+    assert not any(e.rule == "paipu.pass" for e in verdict(json.dumps(ok, ensure_ascii=False)).errors)
+    for rec in (bad_card, bad_cards):
+        e = only_error(rec)
+        assert (e.step, e.code, e.rule) == (1, "illegal_action", "paipu.pass")
+
+
 def test_pass_without_an_option():
     # spec §4: an explicit pass is checked: seat 2 has nothing to pass on the dealer's 小一.
     acts = [A[0], {"seat": 2, "act": "pass"}]
