@@ -476,8 +476,9 @@ class GuilinState(GameState):
         own = sorted(ZIPAI.index(x) for x in ev.cards or [])
         choices = self.chi_choices(s, w.card)
         if any(tuple(own) == o for o, _ in choices):
+            shown = f"with the 比 groups {ev.bi}, not the ones" if ev.bi else "without the 比 groups"
             raise self.fail("illegal_action", "xia_bi",
-                            f"吃 {self.label(w.card)} without the 比 groups the hand owes (下比; with 比 it would be one of: "
+                            f"吃 {self.label(w.card)} {shown} the hand owes (下比; with 比 it would be one of: "
                             f"{[[_codes(g) for g in bi] for o, bi in choices if tuple(own) == o][:3]}); the 吃 is cancelled (001 §技巧攻略 下张)")
 
     def _not_win_reason(self, s: int, c: int | None, wf: str | None) -> str:
