@@ -110,8 +110,10 @@ def _canonical_claim(key: str, value: Any, deck: Any) -> Any:
     accepted on input): ``win_card``, ``xing.cards`` and ``jing.main``. Unknown codes stay as
     claimed (they then differ from the computed value)."""
     def canon(c: Any) -> Any:
-        i = deck._index.get(c) if isinstance(c, str) else None
-        return deck.codes[i] if i is not None else c
+        try:
+            return deck.canonical(c)
+        except (UnknownCard, TypeError):  # not a card code: left as claimed
+            return c
 
     if key == "win_card":
         return canon(value)

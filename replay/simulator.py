@@ -77,7 +77,11 @@ def play(record: Record, rules: Mapping[str, Any], bots: list) -> Record:
             w = state.window
             for opt in sorted(w.options, key=by_key):
                 ev = bots[opt.seat].claim(state, opt.seat, opt)
-                if ev is not None:
+                if ev is not None:  # the seats ranked above it pass explicitly first
+                    for s in sorted({o.seat for o in w.options if o.seat != opt.seat and o.key < opt.key}):
+                        p = Event(seat=s, act="pass")
+                        apply(p)
+                        keep(p)
                     break
             else:  # nobody claims
                 state.close_window()
@@ -85,13 +89,6 @@ def play(record: Record, rules: Mapping[str, Any], bots: list) -> Record:
                     continue
                 s = state.dealer
                 ev = bots[s].discard(state, s, state.legal_events())
-                apply(ev)
-                keep(ev)
-                continue
-            for s in sorted({o.seat for o in w.options if o.seat != opt.seat and o.key < opt.key}):
-                p = Event(seat=s, act="pass")
-                apply(p)
-                keep(p)
         apply(ev)
         keep(ev)
     result = msgspec.convert(state.result(), type=Result)

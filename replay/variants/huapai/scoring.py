@@ -250,8 +250,16 @@ def lai_kind(deck: Deck) -> int | None:
     return k
 
 
-# Per character, its kinds as (plain, 花 or -1): character counts in one pass over characters.
-_CHAR_KINDS = tuple((PLAIN[ch], HUA.get(ch, -1)) for ch in range(22))
+# Per character, its kinds as (plain, 花 or None); character counts fold each 花 onto its character.
+CHAR_KINDS = tuple((PLAIN[ch], HUA.get(ch)) for ch in range(len(HUAPAI_CHARS)))
+_PLAIN_OF = itemgetter(*(p for p, _ in CHAR_KINDS))
+_HUA_OF = itemgetter(*(-1 if f is None else f for _, f in CHAR_KINDS))  # -1: the 0 appended below
+
+
+def char_counts(kinds: Sequence[int]) -> list[int]:
+    """Cards of each character (22) in the kind count vector ``kinds`` (a 花 counts as its
+    character; 賴 left out)."""
+    return list(map(add, _PLAIN_OF(kinds), _HUA_OF([*kinds, 0])))
 
 
 def _readings(hand: Sequence[int], win_card: int | None, cfg: Cfg):
@@ -266,7 +274,7 @@ def _readings(hand: Sequence[int], win_card: int | None, cfg: Cfg):
         kinds = conc[:N_KIND]
         for ch in assign:
             kinds[HUA[ch]] += 1  # 賴 = a flowered 精 (代花三五七)
-        yield assign, kinds, tuple([kinds[a] + kinds[b] if b >= 0 else kinds[a] for a, b in _CHAR_KINDS])
+        yield assign, kinds, tuple(char_counts(kinds))
 
 
 def best_split(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], win_card: int | None,

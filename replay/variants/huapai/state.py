@@ -9,7 +9,6 @@ among seats the discarder's 下家 first (002 §2 對: 如是下家打出，必�
 from __future__ import annotations
 
 from itertools import chain, compress, repeat
-from operator import add, itemgetter
 from typing import Any
 
 from replay.cards import HUAPAI_CHARS, Deck
@@ -23,14 +22,7 @@ START, DISCARD, WINDOW, DRAW, OVER = Phase.START, Phase.DISCARD, Phase.WINDOW, P
 R_HU, R_CLAIM = 0, 1  # window ranks: 胡 before 招/對 (docs/rules/huapai.md, decision 3)
 DUI_LIMIT = 2  # 002 §2 對: 一局內限對2對 … 對了3次以上 … 由此人承包
 TAIL_ACTS = ("zha", "kai_fan")  # 002 §2: 扎 / 開泛 replacements come from 牌底 (the tail)
-CHAR_KINDS = tuple((sc.PLAIN[ch], sc.HUA.get(ch)) for ch in range(len(HUAPAI_CHARS)))  # char -> (plain, 花 or None)
-_PLAIN_OF = itemgetter(*(p for p, _ in CHAR_KINDS))
-_HUA_OF = itemgetter(*(-1 if f is None else f for _, f in CHAR_KINDS))  # -1: the 0 appended below
-
-
-def char_counts(hand: list[int]) -> list[int]:
-    """Cards of each character (22) in the count vector ``hand`` (賴 left out)."""
-    return list(map(add, _PLAIN_OF(hand), _HUA_OF([*hand, 0])))
+CHAR_KINDS = sc.CHAR_KINDS  # char -> (plain, 花 or None)
 
 
 _CFGS: dict[tuple, sc.Cfg] = {}  # one scorer config per deck, 精 and ruleset: the search memo keys on it
@@ -89,11 +81,6 @@ class HuapaiState(GameState):
         """Character (0..21) of kind ``k``; None for 賴."""
         return None if k == self.lai else sc.KCHAR[k]
 
-    def char_kinds(self, ch: int) -> list[int]:
-        """The natural kinds of character ``ch`` (plain, and 花 where it has one)."""
-        p, f = CHAR_KINDS[ch]
-        return [p] if f is None else [p, f]
-
     def char_count(self, seat: int, ch: int) -> int:
         p, f = CHAR_KINDS[ch]
         h = self.hands[seat]
@@ -147,7 +134,7 @@ class HuapaiState(GameState):
         for pos, s in enumerate(self.qt_order()):
             if pos < self.qt_from:
                 continue
-            counts = char_counts(self.hands[s])
+            counts = sc.char_counts(self.hands[s])
             if max(counts) < 4:
                 continue
             evs = [Event(seat=s, act="zha", cards=cards)
