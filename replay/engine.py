@@ -189,8 +189,10 @@ class GameState:
     def wall_left(self) -> int:
         return self.back - self.front
 
-    def fail(self, code: str, rule: str, message: str) -> RuleViolation:
-        return RuleViolation(code, f"{self.variant}.{rule}" if "." not in rule else rule, message, self.step)
+    def fail(self, code: str, rule: str, message: str, detail: dict | None = None) -> RuleViolation:
+        """The error to raise: ``code`` (spec §6), ``rule`` (``<variant>.<rule>`` unless it names its
+        own prefix), the message, this step, and ``detail`` (see :class:`RuleViolation`)."""
+        return RuleViolation(code, f"{self.variant}.{rule}" if "." not in rule else rule, message, self.step, detail)
 
     def card(self, code: str | None, what: str = "card") -> int:
         if code is None:

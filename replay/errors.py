@@ -44,12 +44,17 @@ class RuleViolation(PaipuError):
     :param rule: stable rule id, ``<variant>.<rule>`` or ``paipu.<rule>``.
     :param message: what happened, in plain words.
     :param step: 0-based index into ``actions`` (None for record-level).
+    :param detail: machine-readable facts behind the message, JSON-ready (e.g. a ``not_a_win``'s
+        best split: ``{"points": 8, "groups": [...]}``; :mod:`replay.judge` reads ``points`` for
+        the waits of a score case). None when there is nothing more than the message.
     """
 
-    def __init__(self, code: str, rule: str, message: str, step: int | None = None) -> None:
+    def __init__(self, code: str, rule: str, message: str, step: int | None = None,
+                 detail: dict | None = None) -> None:
         assert code in CODES, code
         super().__init__(f"{code} [{rule}] {message}")
         self.code = code
         self.rule = rule
         self.message = message
         self.step = step
+        self.detail = detail

@@ -9,7 +9,7 @@ validator can say so (``unknown_variant`` with that message).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from replay.cards import HUAPAI, HUAPAI_LAI, SHANGDAREN, ZIPAI, Deck
 from replay.options import RuleOption
@@ -33,7 +33,11 @@ class VariantSpec:
     :param options: published rule options.
     :param state: factory of the variant's :class:`~replay.engine.GameState` (None: not implemented).
     :param hand_sizes: (dealer's, others') dealt cards for a number of seats.
-    :param scorer: judge of spec §8 score cases.
+    :param scorer: the variant's own judge of spec §8 score cases (older path; see ``position``).
+    :param position: ``(case dict, ruleset) -> replay.judge.Position``: a score case as a game
+        position, judged by the engine itself (:mod:`replay.judge`); when set, ``scorer`` is unused.
+        :raises ValueError: a malformed case (``replay.judge.Exhausted`` when the winning card
+        would be one copy too many).
     """
 
     id: str
@@ -45,6 +49,7 @@ class VariantSpec:
     state: Callable[..., "GameState"] | None = None
     hand_sizes: Callable[[int], tuple[int, int]] | None = field(default=None)
     scorer: Callable[..., dict] | None = None  # spec §8 score cases: (case dict, ruleset) -> output
+    position: Callable[..., Any] | None = None  # spec §8 score case -> replay.judge.Position
 
     @property
     def implemented(self) -> bool:
