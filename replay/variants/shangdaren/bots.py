@@ -57,6 +57,68 @@ def phrase_shape(base: int, a: int, b: int, c: int, p: sc.Params) -> tuple[int, 
 PLANS = (("jing", 21, frozenset(), 0.0), ("qing", 11, JING, 1.0), ("ku", 11, KU, 2.5))
 
 
+def _plans(p: sc.Params) -> list[tuple]:
+    """:data:`PLANS` with, per phrase, :func:`phrase_shape` of every count triple (0..4 each,
+    the plan's banned kinds counted as absent) in a list indexed ``a*25 + b*5 + c`` — the
+    value of a hand is then 8 list reads a plan (the bots' hot loop)."""
+    out = []
+    for name, target, banned, bonus in PLANS:
+        tabs = []
+        for base in range(0, 24, 3):
+            keep = [base + i not in banned for i in range(3)]
+            tabs.append([phrase_shape(base, a * keep[0], b * keep[1], c * keep[2], p)
+                         for a in range(5) for b in range(5) for c in range(5)])
+        out.append((name, tabs, target, banned, tuple(sorted(banned)), bonus))
+    return out
+
+
+_PLANS_BY_RULES: dict[str, tuple[sc.Params, list[tuple]]] = {}  # ruleset id -> (Params, _plans)
+
+
+_STEP = (25, 5, 1)  # a count triple's index: a*25 + b*5 + c
+
+
+def _plans_of(rules) -> tuple[sc.Params, list[tuple]]:
+    got = _PLANS_BY_RULES.get(rules.id)
+    if got is None:
+        p = sc.Params.of(rules, None)
+        got = _PLANS_BY_RULES[rules.id] = (p, _plans(p))
+    return got
+
+
+def _indices(hand: list[int]) -> list[int]:
+    """Each phrase's count triple of ``hand`` as an index into a :func:`_plans` table."""
+    return [hand[b] * 25 + hand[b + 1] * 5 + hand[b + 2] for b in range(0, 24, 3)]
+
+
+def _sums(tabs: list[list[tuple[int, int, float]]], ix: list[int]) -> tuple[int, int, float]:
+    """(groups, partials, 胡 estimate) of the phrases at indices ``ix``, summed (all exact:
+    integers and halves, so the order of the sums never changes a choice)."""
+    g = q = 0
+    hu = 0.0
+    for tab, j in zip(tabs, ix):
+        x = tab[j]
+        g, q, hu = g + x[0], q + x[1], hu + x[2]
+    return g, q, hu
+
+
+def _table_facts(p: sc.Params, plans: list[tuple], melds) -> tuple[int, int, list[tuple]]:
+    """(胡 of the melds, groups still needed, the plans the melds leave open)."""
+    table = [k for _, cards in melds for k in cards]
+    table_hu = sum(sc.group_points(kind, cards, p) for kind, cards in melds)
+    return table_hu, 6 - len(melds), [pl for pl in plans if not any(k in pl[3] for k in table)]
+
+
+def _score(plan: tuple, need: int, table_hu: int, g: int, q: int, hu: float, junk: int) -> float:
+    """A plan's score of a hand: -3 per card still to come (shanten-like), +0.1 per 胡,
+    -0.6 per 胡 short of the target, -0.7 per card still to shed, + the plan's bonus."""
+    _, _, target, _, _, bonus = plan
+    miss = max(need - g, 0)
+    cards = 2 * miss + 1 - min(q, miss + 1)
+    total = table_hu + hu
+    return -3.0 * cards + 0.1 * total - 0.6 * max(0.0, target - total) - 0.7 * junk + bonus
+
+
 class HeuristicBot:
     """Plays to win: always 胡 and 毛; for its hand it takes the most promising plan — a 精 hand
     (21 胡), 清 (no 精, 11 胡) or 枯 (no 上大人/七十士/福祿壽, 11 胡) — and scores a hand by the
@@ -67,39 +129,44 @@ class HeuristicBot:
         self.rng = rng
 
     def value(self, state, hand: list[int], melds) -> float:
-        p = sc.Params.of(state.rules, None)
-        table = [k for _, cards in melds for k in cards]
-        table_hu = sum(sc.group_points(kind, cards, p) for kind, cards in melds)
-        need = 6 - len(melds)
+        """How promising ``hand`` (counts) with ``melds`` is: the best plan's score (higher is better)."""
+        p, plans = _plans_of(state.rules)
+        ix = _indices(hand)
+        table_hu, need, open_plans = _table_facts(p, plans, melds)
         best = -1e9
-        for _, target, banned, bonus in PLANS:
-            if any(k in banned for k in table):
-                continue
-            g = q = 0
-            hu = 0.0
-            for b in range(0, 24, 3):
-                x = phrase_shape(b, *(0 if b + i in banned else hand[b + i] for i in range(3)), p)
-                g, q, hu = g + x[0], q + x[1], hu + x[2]
-            junk = sum(c for k, c in enumerate(hand) if k in banned)
-            miss = max(need - g, 0)
-            cards = 2 * miss + 1 - min(q, miss + 1)  # cards still to come (shanten-like)
-            total = table_hu + hu
-            v = -3.0 * cards + 0.1 * total - 0.6 * max(0.0, target - total) - 0.7 * junk + bonus
-            best = max(best, v)
+        for plan in open_plans:
+            g, q, hu = _sums(plan[1], ix)
+            best = max(best, _score(plan, need, table_hu, g, q, hu, sum(hand[k] for k in plan[4])))
         return best
+
+    def after_discard(self, state, hand: list[int], melds, kinds) -> list[float]:
+        """:meth:`value` of ``hand`` less one card of each of ``kinds`` (kinds held), in order. A
+        discard changes one phrase: each plan's sums of the whole hand are adjusted by it."""
+        p, plans = _plans_of(state.rules)
+        ix = _indices(hand)
+        table_hu, need, open_plans = _table_facts(p, plans, melds)
+        base = [(plan, _sums(plan[1], ix), sum(hand[k] for k in plan[4])) for plan in open_plans]
+        out = []
+        for k in kinds:
+            i = k // 3
+            j = ix[i] - _STEP[k % 3]
+            v = -1e9
+            for plan, (g, q, hu), junk in base:
+                tab = plan[1][i]
+                old, new = tab[ix[i]], tab[j]
+                v = max(v, _score(plan, need, table_hu, g - old[0] + new[0], q - old[1] + new[1],
+                                  hu - old[2] + new[2], junk - (k in plan[3])))
+            out.append(v)
+        return out
 
     def discard(self, state, seat: int, events: list[Event]) -> Event:
         for e in events:
             if e.act in ("hu", "mao"):
                 return e  # a four on the table outscores any split of it, and draws a card
-        melds = state.melds[seat]
-        hand = state.hands[seat]
+        vals = self.after_discard(state, state.hands[seat], state.melds[seat], [SHANGDAREN.index(e.card) for e in events])
         best, best_v = events[0], -1e9
-        for e in events:
-            k = SHANGDAREN.index(e.card)
-            h = list(hand)
-            h[k] -= 1
-            v = self.value(state, h, melds) + 0.01 * self.rng.random()
+        for e, v in zip(events, vals):
+            v += 0.01 * self.rng.random()
             if v > best_v:
                 best, best_v = e, v
         return best
@@ -119,8 +186,8 @@ class HeuristicBot:
             m = [*melds, (e.act, tuple(sorted([c, *own])))]
             if e.act == "kai_mao":
                 v = self.value(state, h, m) + 1.0  # and a replacement card
-            else:
-                v = max((self.value(state, [x - (i == k) for i, x in enumerate(h)], m) for k in range(24) if h[k]), default=-1e9)
+            else:  # then the best discard
+                v = max(self.after_discard(state, h, m, [k for k in range(24) if h[k]]), default=-1e9)
             if v > best_v:
                 best, best_v = e, v
         return best
