@@ -15,48 +15,65 @@ from replay.bots import RandomBot
 from replay.variants.huapai import scoring as sc
 
 
-@lru_cache(maxsize=1_000_000)
+_BITS = 3  # bits per character in a packed count (a character has at most 5 copies)
+_MEMO_MAX = 1_000_000  # values kept per 精 set before the memo starts afresh
+
+
+@lru_cache(maxsize=None)
+def _searcher(jing: frozenset[int]):
+    """The memoised search behind :func:`shape_value` for one 精 set, over character counts
+    packed into an int (``_BITS`` bits a character): taking a group is one subtraction. Each
+    candidate's worth is the float expression of a plain recursion over tuples (constant first,
+    then the rest's worth), so the values are those of that recursion bit for bit."""
+    one = [1 << (_BITS * c) for c in range(22)]
+    alike = [[(n, n * one[c], 3 + 0.4 * sc.alike_points(c, n, 0, None, jing)) for n in (3, 4, 5)] for c in range(22)]
+    ju = [[(_BITS * t[1], _BITS * t[2], one[t[0]] + one[t[1]] + one[t[2]],
+            3 + 0.4 * ((1 if all(x in sc.RED for x in t) else 0) + sum(x in jing for x in t))) for t in sc.JU_FROM[c]]
+          for c in range(22)]
+    pair = [1.3 + (0.6 if c in jing else 0) for c in range(22)]
+    partners = [[(_BITS * k, one[c] + one[k]) for k in sc.TT_PARTNERS[c]] for c in range(22)]
+    single = [c in jing for c in range(22)]
+    memo: dict[int, float] = {0: 0.0}
+
+    def search(x: int) -> float:
+        v = memo.get(x)
+        if v is not None:
+            return v
+        i = ((x & -x).bit_length() - 1) // _BITS
+        sh = _BITS * i
+        r = (x >> sh) & 7
+        best = search(x & ~(7 << sh)) + (0.3 * r if single[i] else 0.0)  # every copy of i single
+        for n, d, a in alike[i]:
+            if r >= n and (v := a + search(x - d)) > best:
+                best = v
+        for s1, s2, d, a in ju[i]:
+            if (x >> s1) & 7 and (x >> s2) & 7 and (v := a + search(x - d)) > best:
+                best = v
+        if r >= 2 and (v := pair[i] + search(x - 2 * one[i])) > best:
+            best = v
+        for sk, d in partners[i]:
+            if (x >> sk) & 7 and (v := 1.0 + search(x - d)) > best:
+                best = v
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+            memo[0] = 0.0
+        memo[x] = best
+        return best
+
+    return search
+
+
 def shape_value(chars: tuple[int, ...], jing: frozenset[int]) -> float:
     """Heuristic worth of loose cards by character (22 counts): a complete group 3 plus 0.4 of
     its 胡, a pair 1.3, two cards of one 句 1.0, a single 精 0.3. Lowest character first: each step
     takes one group holding it, or leaves all its copies single."""
-    for i, r in enumerate(chars):
-        if r:
-            break
-    else:
-        return 0.0
-    rest = list(chars)
-    rest[i] = 0  # the copies of i left after the groups below stay singles
-    best = shape_value(tuple(rest), jing) + (0.3 * r if i in jing else 0.0)
-    for n in (3, 4, 5):
-        if r >= n:
-            rest = list(chars)
-            rest[i] -= n
-            best = max(best, 3 + 0.4 * sc.alike_points(i, n, 0, None, jing) + shape_value(tuple(rest), jing))
-    for t in sc.JU_FROM[i]:
-        if chars[t[1]] and chars[t[2]]:
-            rest = list(chars)
-            for x in t:
-                rest[x] -= 1
-            pts = (1 if all(x in sc.RED for x in t) else 0) + sum(x in jing for x in t)
-            best = max(best, 3 + 0.4 * pts + shape_value(tuple(rest), jing))
-    if r >= 2:
-        rest = list(chars)
-        rest[i] -= 2
-        best = max(best, 1.3 + (0.6 if i in jing else 0) + shape_value(tuple(rest), jing))
-    for k in sc.TT_PARTNERS[i]:
-        if chars[k]:
-            rest = list(chars)
-            rest[i] -= 1
-            rest[k] -= 1
-            best = max(best, 1.0 + shape_value(tuple(rest), jing))
-    return best
+    return _searcher(jing)(sum(n << (_BITS * c) for c, n in enumerate(chars)))
 
 
 def hand_value(state, counts: list[int]) -> float:
     """Worth of a concealed hand (count vector over the deck): shape, plus 花 精 kept and 賴 held."""
     jing = state.cfg.jing
-    chars = [0] * 22
+    x = 0  # packed character counts (see _searcher)
     bonus = 0.0
     for k, n in enumerate(counts):
         if not n:
@@ -65,23 +82,26 @@ def hand_value(state, counts: list[int]) -> float:
             bonus += 2.5 * n
             continue
         ch = sc.KCHAR[k]
-        chars[ch] += n
+        x += n << (_BITS * ch)
         if sc.KHUA[k] and ch in jing:
             bonus += 0.2 * n
-    return shape_value(tuple(chars), jing) + bonus
+    return _searcher(jing)(x) + bonus
 
 
 CANDIDATES = 3  # characters searched in full per discard
+
+
+# Per character, the other two characters of each 句 holding it (in 句 order, as links adds them).
+_JU_OTHERS = tuple(tuple(tuple(x for x in t if x != c) for t in sc.JU if c in t) for c in range(22))
 
 
 def links(chars: list[int], c: int, jing: frozenset[int]) -> float:
     """Cheap worth of keeping a card of character ``c``: its copies, its 句 partners held, 精."""
     n = chars[c]
     v = 4.0 if n >= 3 else (2.0 if n == 2 else 0.0)
-    for t in sc.JU:
-        if c in t:
-            others = sum(1 for x in t if x != c and chars[x])
-            v += 2.0 if others == 2 else 0.7 * others
+    for a, b in _JU_OTHERS[c]:
+        others = (chars[a] > 0) + (chars[b] > 0)
+        v += 2.0 if others == 2 else 0.7 * others
     return v + (1.5 if c in jing else 0.0)
 
 
