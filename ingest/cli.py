@@ -11,11 +11,12 @@ from rich.table import Table
 from ingest.reader import MAX_LINE_BYTES
 from ingest.run import ENGINES, IngestReport, ingest
 from ingest.warehouse import WarehouseBusy, WarehouseMismatch
+from replay.record import utf8_text
 
 
 def print_report(report: IngestReport, console: Console) -> None:
     """Print per-file and total counts of an ingest run as a rich table."""
-    t = Table(title=f"ingest → {report.warehouse}", show_lines=False)
+    t = Table(title=f"ingest → {utf8_text(report.warehouse)}", show_lines=False)
     for name, just in [("file", "left"), ("lines", "right"), ("blank", "right"), ("read", "right"),
                        ("有效 valid", "right"), ("无效 invalid", "right"), ("拒收 rejected", "right"),
                        ("重复 duplicate", "right"), ("note", "left")]:
@@ -23,8 +24,8 @@ def print_report(report: IngestReport, console: Console) -> None:
     many = len(report.files) > 20
     rows = report.files[:20] if many else report.files
     for f in rows:
-        t.add_row(Path(f.path).name, str(f.lines), str(f.blank), str(f.read), str(f.valid), str(f.invalid),
-                  str(f.rejected), str(f.duplicate), f.error or "")
+        t.add_row(utf8_text(Path(f.path).name), str(f.lines), str(f.blank), str(f.read), str(f.valid),
+                  str(f.invalid), str(f.rejected), str(f.duplicate), utf8_text(f.error or ""))
     if many:
         t.add_row(f"… {len(report.files) - 20} more files", *[""] * 8)
     tot = report.total()

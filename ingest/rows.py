@@ -46,7 +46,7 @@ import pyarrow as pa
 from ingest.reader import RAW_KEEP, Line
 from ingest.schema import MONTH, PARTITION, TABLES, UNKNOWN_VARIANT
 from replay.errors import RuleViolation
-from replay.record import parse_object
+from replay.record import parse_object, utf8_text
 
 LINE = "_line"
 """Private column of every buffered table: the input line number a row came from."""
@@ -138,7 +138,8 @@ _GAME_ID = re.compile(rb'"game_id"\s*:\s*("(?:[^"\\\x00-\x1f]|\\.){1,300}")')
 def scan_game_id(head: bytes) -> str | None:
     """The first ``"game_id": "…"`` string in the bytes of a line that does not parse (cut off,
     over-long, not UTF-8 elsewhere), so that its reject still names the game; None when there is
-    none or it is not a valid paipu/1 id (1–128 characters)."""
+    none or it is not a valid paipu/1 id (1–128 characters of Unicode text: a lone surrogate such as
+    ``"\\ud800"`` is no character, and msgspec refuses the line for it)."""
     m = _GAME_ID.search(head[:RAW_KEEP])
     if m is None:
         return None
@@ -146,7 +147,9 @@ def scan_game_id(head: bytes) -> str | None:
         gid = json.loads(m.group(1).decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return None
-    return gid if isinstance(gid, str) and 1 <= len(gid) <= 128 else None
+    if not isinstance(gid, str) or not 1 <= len(gid) <= 128 or utf8_text(gid) != gid:
+        return None
+    return gid
 
 
 def _out_of_int64(rec: Any) -> str | None:
@@ -222,7 +225,8 @@ class Batch:
         decoded with replacement characters; the partition is ``claimed_variant`` when it is a
         spec §7 id, else ``_unknown``. ``obj`` is the line parsed, when it could be (used to
         pseudonymize ``raw``, and for the month: its ``started_at``, else the ingest month, unless
-        ``month`` is given)."""
+        ``month`` is given). Every string is passed through :func:`~replay.record.utf8_text`: this
+        row is the fallback of every other, so it must never fail to encode."""
         self.counts.rejected += 1
         if game_id is None and obj is None:
             game_id = scan_game_id(raw)
@@ -234,11 +238,12 @@ class Batch:
         if month is None:
             started = obj.get("started_at") if obj is not None else None
             month = month_of(parse_started_at(started if isinstance(started, str) else None), self.ingested_at)
-        self._row("rejects", source_file=source_file, source_line=line_no, game_id=game_id, code=code,
-                  step=step, rule=rule, message=message, raw_sha256=sha,
+        self._row("rejects", source_file=utf8_text(source_file), source_line=line_no,
+                  game_id=None if game_id is None else utf8_text(game_id), code=utf8_text(code), step=step,
+                  rule=utf8_text(rule), message=utf8_text(message), raw_sha256=sha,
                   raw=raw[:RAW_KEEP].decode("utf-8", "replace"), raw_bytes=n,
-                  claimed_variant=claimed_variant, ingested_at=self.ingested_at, variant=part, month=month,
-                  _line=line_no)
+                  claimed_variant=None if claimed_variant is None else utf8_text(claimed_variant),
+                  ingested_at=self.ingested_at, variant=part, month=month, _line=line_no)
 
     # -- games and the rest --------------------------------------------------------------------
     def add_outcome(self, out: Any, source_file: str, line_no: int, raw: bytes,
@@ -291,7 +296,7 @@ class Batch:
         self._row(
             "games", game_id=gid, variant=variant, ruleset_id=rid,
             rules_json=_json(dict(out.ruleset.values)) if out.ruleset is not None else _json(rec.rules),
-            engine_version=v.engine_version, record_sha256=v.record_sha256, source_file=source_file,
+            engine_version=v.engine_version, record_sha256=v.record_sha256, source_file=utf8_text(source_file),
             source_line=line_no, started_at=started, table_id=rec.table_id,
             round=rec.round, stake=rec.stake, n_seats=len(rec.seats), dealer=rec.dealer, valid=v.valid,
             error_code=err.code if err else None, error_rule=err.rule if err else None,

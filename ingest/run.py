@@ -27,6 +27,7 @@ from ingest.dedupe import Index
 from ingest.reader import MAX_LINE_BYTES, FileStats, Line, find_inputs, read_lines
 from ingest.rows import ChunkResult, Counts, Pseudonymizer, process_chunk
 from ingest.warehouse import FileShards, Warehouse, source_prefix
+from replay.record import utf8_text
 from replay.workers import process_pool
 
 CHUNK_LINES = 256
@@ -251,9 +252,9 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
             report.files.append(fr)
             wh.write_run(run_id, run_record(slim=True))  # a killed run still shows what it committed
             if progress and not live:
-                console.print(f"{st.path}: {fr.lines} lines = {fr.blank} blank + read {fr.read} "
+                console.print(f"{utf8_text(str(st.path))}: {fr.lines} lines = {fr.blank} blank + read {fr.read} "
                               f"({fr.valid} valid, {fr.invalid} invalid, {fr.rejected} rejected, "
-                              f"{fr.duplicate} duplicate)" + (f" — {fr.error}" if fr.error else ""),
+                              f"{fr.duplicate} duplicate)" + (f" — {utf8_text(fr.error)}" if fr.error else ""),
                               highlight=False)
 
         def handle(res: ChunkResult, pos: int) -> None:

@@ -87,7 +87,12 @@ class WarehouseMismatch(RuntimeError):
 
 def _atomic_json(obj: Any, dest: Path, staging: Path) -> None:
     tmp = staging / f"{dest.name}.tmp"
-    tmp.write_text(json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=True, default=str), encoding="utf-8")
+    text = json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=True, default=str)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a file name that is not UTF-8: JSON's \u escapes keep it exactly
+        data = json.dumps(obj, ensure_ascii=True, indent=1, sort_keys=True, default=str).encode("ascii")
+    tmp.write_bytes(data)
     dest.parent.mkdir(parents=True, exist_ok=True)
     os.replace(tmp, dest)
 
@@ -459,15 +464,21 @@ class Warehouse:
 
 
 def run_row(record: dict[str, Any]) -> pa.Table:
-    """The ``ingest_runs`` row of a run record (``IngestReport.to_json()`` plus status)."""
+    """The ``ingest_runs`` row of a run record (``IngestReport.to_json()`` plus status). Paths and
+    errors are written through :func:`~replay.record.utf8_text` (a file name need not be UTF-8)."""
     from datetime import datetime
+
+    from replay.record import utf8_text
 
     def ts(v: Any) -> Any:
         return datetime.fromisoformat(v) if isinstance(v, str) else v
 
+    def text(v: Any) -> Any:
+        return utf8_text(v) if isinstance(v, str) else v
+
     tot = record.get("total") or {}
     names = [f.name for f in RUNS.field("files").type.value_type]
-    files = [{k: f.get(k) for k in names} for f in record.get("files", [])]
+    files = [{k: text(f.get(k)) for k in names} for f in record.get("files", [])]
     row = {
         "run_id": record["run_id"], "status": record.get("status", "done"), "started_at": ts(record["started_at"]),
         "finished_at": ts(record["finished_at"]) if record.get("status", "done") == "done" else None,
@@ -475,7 +486,7 @@ def run_row(record: dict[str, Any]) -> pa.Table:
         "workers": record.get("workers"), "host": record.get("host"),
         "pseudonymized": bool(record.get("pseudonymized")), "n_files": record.get("n_files", len(files)),
         **{k: tot.get(k, 0) for k in ("lines", "blank", "read", "valid", "invalid", "rejected", "duplicate")},
-        "skipped": list(record.get("skipped", [])),
+        "skipped": [text(p) for p in record.get("skipped", [])],
         "rows_json": json.dumps(record.get("rows", {}), sort_keys=True), "files": files,
     }
     return pa.Table.from_pylist([row], schema=RUNS)

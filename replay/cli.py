@@ -17,6 +17,7 @@ import typer
 
 from replay import variants
 from replay.options import parse_overrides
+from replay.record import utf8_text
 from replay.replayer import replay_line
 from replay.workers import process_pool
 
@@ -91,6 +92,7 @@ def validate_cmd(
     n = bad = 0
     out = sys.stdout
     for f in files:
+        where = utf8_text(str(f))  # a file name need not be UTF-8; a strict stdout would stop here
         for line_no, raw in iter_lines(f):
             v = replay_line(raw).verdict
             n += 1
@@ -101,11 +103,12 @@ def validate_cmd(
                 if v.valid:
                     c = v.computed or {}
                     what = f"win seat {c.get('winner')} {c.get('points')} 胡 units {c.get('units')}" if c.get("outcome") == "win" else "荒庄 draw"
-                    out.write(f"{f}:{line_no} {v.game_id} valid ({what})\n")
+                    out.write(f"{where}:{line_no} {v.game_id} valid ({what})\n")
                 else:
                     e = v.errors[0]
                     more = f" (+{len(v.errors) - 1} more)" if len(v.errors) > 1 else ""
-                    out.write(f"{f}:{line_no} {v.game_id} INVALID step {e.step} {e.code} [{e.rule}] {e.message}{more}\n")
+                    out.write(utf8_text(f"{where}:{line_no} {v.game_id} INVALID step {e.step} {e.code} [{e.rule}] "
+                                        f"{e.message}{more}\n"))
     if not as_json:
         out.write(f"{n} games: {n - bad} valid, {bad} invalid\n")
     raise typer.Exit(1 if bad else 0)

@@ -137,6 +137,21 @@ def _unknown_fields(obj: dict[str, Any], kind: str, path: str) -> list[str]:
             for k in obj if k not in _ALLOWED[kind] and not k.startswith("x_")]
 
 
+def utf8_text(s: str) -> str:
+    """``s`` as text that always encodes to UTF-8: unchanged when it does, else every code point
+    that cannot (a lone surrogate: from a JSON escape such as ``"\\ud800"``, or an undecodable byte
+    of a file name, which Python holds as ``"\\udcff"``) written as its backslash escape.
+
+    The one guard for input text on its way to Arrow, JSON files, Parquet or a terminal (issue 20):
+    those encode strictly, and one such string used to stop a whole ingest.
+    """
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return s.encode("utf-8", "backslashreplace").decode("utf-8")
+    return s
+
+
 def sha256_hex(raw: bytes) -> str:
     """Hex SHA-256 of a raw input line (spec §6 ``record_sha256``)."""
     return hashlib.sha256(raw).hexdigest()
