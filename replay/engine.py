@@ -131,6 +131,24 @@ class Window:
         return [o for o in self.closing if o.forced and o.seat not in self.passed]
 
 
+# Spec §4: the optional fields each act takes besides `card` and `t` (which every act may carry).
+# Any act not listed is a claim or a declaration. A pass's `cards`/`bi` are refused by the pass
+# rule itself (paipu.pass), which names them.
+EVENT_FIELDS: dict[str, frozenset[str]] = {
+    "draw": frozenset({"tail", "to_hand"}),
+    "discard": frozenset(),
+    "hu": frozenset({"from"}),
+    "pass": frozenset({"cards", "bi"}),
+}
+CLAIM_FIELDS = frozenset({"cards", "from", "bi"})
+ZIPAI_ONLY = {"bi": "chi", "to_hand": "draw"}
+"""Fields of the 字牌 family only, and the one act that takes each (spec §4: 比 groups shown with a
+吃; a replacement card put into the hand)."""
+_WHY = {"cards": "`cards` are the seat's own cards of a meld", "from": "`from` names the seat a claimed card came from",
+        "bi": "`bi` holds the 比 groups of a 字牌-family 吃", "tail": "`tail` marks a draw from the back of the wall",
+        "to_hand": "`to_hand` marks a 字牌-family replacement draw into the hand"}
+
+
 def event_key(ev: Event, deck: Deck) -> tuple:
     """Canonical, order-free key of an event for matching (cards as sorted kinds).
 
@@ -212,6 +230,8 @@ class GameState:
             raise self.fail("trailing_actions", "paipu.end", f"the hand was already over; `{ev.act}` by seat {ev.seat} follows it")
         if ev.seat >= self.n:
             raise self.fail("schema", "paipu.seat", f"seat {ev.seat} does not exist ({self.n} seats)")
+        if ev.cards is not None or ev.from_ is not None or ev.bi is not None or ev.tail or ev.to_hand:
+            self.check_fields(ev)  # most events (draws, discards) carry none of these
         if self.phase in (Phase.WINDOW, Phase.START) and (ev.act == "draw" or not self._targets_window(ev)):
             self.close_window()
         if self.phase is Phase.OVER:
@@ -221,8 +241,34 @@ class GameState:
         elif self.phase is Phase.DRAW:
             self.on_draw(ev)
         elif self.phase is Phase.DISCARD:
+            if ev.from_ is not None and ev.from_ != ev.seat and ev.seat == self.turn:
+                raise self.fail("illegal_action", "paipu.from", f"`from` is {ev.from_} but seat {ev.seat} plays its own "
+                                "cards here (no card of another seat is open)")
             self.on_discard_phase(ev)
         self.step += 1
+
+    def check_fields(self, ev: Event) -> None:
+        """Spec §4: ``from``, when present, names a seat of this game; an act carries only the fields
+        it takes (:data:`EVENT_FIELDS`, :data:`CLAIM_FIELDS`, :data:`ZIPAI_ONLY`). ``false`` and
+        ``null`` count as absent (they are the defaults).
+
+        :raises RuleViolation: ``schema`` / ``paipu.from`` for a ``from`` that is no seat;
+            ``schema`` / ``paipu.event`` naming every field the act does not take.
+        """
+        if ev.from_ is not None and ev.from_ >= self.n:
+            raise self.fail("schema", "paipu.from", f"`from` {ev.from_} is not a seat (0..{self.n - 1})")
+        takes = EVENT_FIELDS.get(ev.act)
+        if takes is None and ev.bi is None and not ev.tail and not ev.to_hand:
+            return  # the common case: a claim with its cards (and maybe `from`)
+        takes = takes if takes is not None else CLAIM_FIELDS
+        zipai = self.deck.family == "zipai"
+        given = [f for f, on in (("cards", ev.cards is not None), ("from", ev.from_ is not None),
+                                 ("bi", ev.bi is not None), ("tail", ev.tail), ("to_hand", ev.to_hand)) if on]
+        bad = [f for f in given if f not in takes
+               or (ev.act != "pass" and f in ZIPAI_ONLY and (not zipai or ev.act != ZIPAI_ONLY[f]))]
+        if bad:
+            raise self.fail("schema", "paipu.event", f"`{ev.act}` does not take "
+                            + ", ".join(f"`{f}`" for f in bad) + " (spec §4: " + "; ".join(_WHY[f] for f in bad) + ")")
 
     def _targets_window(self, ev: Event) -> bool:
         """Whether ``ev`` is meant for the open window (a pass, or a claim on its card by a seat)."""
@@ -262,8 +308,10 @@ class GameState:
         if match is None:
             self.explain_bad_event(ev, w, opts)
             raise self.fail("illegal_action", opts[0].rule, f"seat {ev.seat} `{ev.act}` with these cards is not legal here")
-        if ev.from_ is not None and w.kind != "start" and ev.from_ != w.src:
-            raise self.fail("illegal_action", "paipu.from", f"`from` is {ev.from_} but the card came from seat {w.src}")
+        if ev.from_ is not None and ev.from_ != (ev.seat if w.kind == "start" else w.src):
+            raise self.fail("illegal_action", "paipu.from", f"`from` is {ev.from_} but " + (
+                f"the card came from seat {w.src}" if w.kind != "start" else
+                f"at the start of the hand seat {ev.seat} claims only its own cards"))
         ahead = w.ahead_of(match)
         forced = [o for o in ahead if o.forced]
         if forced:
