@@ -39,11 +39,16 @@ class Position:
     :param groups: the winning split of a won state as spec §8 ``groups``
         (``[{"kind", "cards", "points"}, ...]``, melds included); the variant's own reading of
         its state after the 胡.
+    :param hu: for a state in the seat's own discard phase (a win on a card it drew, or on its
+        dealt hand, where the variant has no window): the 胡 a player would log there, applied
+        when the engine does not offer it, for the engine's reason. None: a window position
+        (the 胡 on the open card is derived).
     """
 
     state: GameState
     seat: int
     groups: Callable[[GameState], list[dict[str, Any]]]
+    hu: Event | None = None
 
 
 @dataclass
@@ -127,8 +132,11 @@ def judge(pos: Position, depth: int = 3) -> Judgment:
     def walk(st: GameState, d: int, path: list[str]) -> None:
         nonlocal best, best_path
         evs = _candidates(st, seat)
-        if not any(e.act == "hu" for e in evs) and st.phase in (Phase.WINDOW, Phase.START):
-            evs = [*evs, _plain_hu(st, seat)]  # not offered: apply it anyway for the engine's reason
+        if not any(e.act == "hu" for e in evs):  # not offered: apply it anyway for the engine's reason
+            if st.phase in (Phase.WINDOW, Phase.START):
+                evs = [*evs, _plain_hu(st, seat)]
+            elif not path and pos.hu is not None:
+                evs = [*evs, pos.hu]
         for ev in evs:
             nxt = fork(st)
             try:

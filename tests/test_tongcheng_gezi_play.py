@@ -422,3 +422,127 @@ def test_claim_order_option(four):
             assert _raises(st, ev(2, "hu", "孔"))[0] == "priority_violation"
     assert [(s, a) for _, s, a in keys["hu_first"]] == [(2, "hu"), (1, "peng")]
     assert [(s, a) for _, s, a in keys["seat_order"]] == [(1, "peng"), (2, "hu")]
+
+
+# -- issue 14: the 觀生 choice and the options that act in play ------------------------------------
+GS_DEALT = ["孔"] * 4 + ["上"] * 4 + ["乙", "乙", "乙", "花乙"] + ["己"] * 4 + ["五"] * 3  # seat 1's 19 cards
+
+
+def test_guan_sheng_choice_in_replay(table):
+    # The issue's example (000 §操作規則 觀生: 兩組四個…玩家可以折散兩組四個牌中任意一組牌): seat 1 declares
+    # 觀生 孔×4 and later wins on a 九 discard with 上×4 as its 觀生 and the 孔 split: 孔花乙己 1 + 坎 孔孔孔,
+    # 乙乙乙, 己己己 1 each + 坎 五五五 8 + 半句 八九 0 + 觀生 上 4 = 16 個子 → 2 分, the discarder pays 2.
+    st = table({1: GS_DEALT}, ["八", "六", "子", "四"])
+    st.apply(ev(0, "discard", "大"))
+    st.apply(ev(1, "draw", "八"))
+    st.apply(ev(1, "guan_sheng", cards=["孔"] * 4))
+    st.apply(ev(1, "draw", "六"))                   # the replacement (補) from the front
+    st.apply(ev(1, "discard", "六"))
+    st.apply(ev(2, "draw", "子"))
+    st.apply(ev(2, "discard", "九"))
+    assert any(o.seat == 1 and o.act == "hu" for o in st.window.options)
+    st.apply(ev(1, "hu", "九"))
+    r = st.result()
+    assert (r["points"], r["units"], r["from"], r["scores"]) == (16, 2, 2, [0, 2, -2, 0])
+    mine = [m for m in st.facts()["melds"] if m["seat"] == 1]
+    assert {"seat": 1, "kind": "guan_sheng", "cards": ["上"] * 4, "points": 4, "origin": "hand"} in mine
+    assert not any(m["origin"] == "table" for m in mine)  # the declared 孔 are read into 句 and 坎
+    assert st.melds[1] == [("guan_sheng", (3, 3, 3, 3))]  # what lies on the table is unchanged
+
+
+def test_guan_sheng_choice_needs_a_four_of_own_cards(table):
+    # the same, but one 上 came by 撿: 上×4 may not be the 觀生 (a 撿 card never joins identical cards
+    # to 觀生), so the 胡 on 九 is refused, with no 六句半.
+    st = table({1: GS_DEALT[:7] + GS_DEALT[8:] + ["八"]}, ["六", "子", "四"])  # three 上 and an 八
+    st.apply(ev(0, "discard", "上"))
+    st.apply(ev(1, "jian", "上"))
+    st.apply(ev(1, "guan_sheng", cards=["孔"] * 4))
+    st.apply(ev(1, "draw", "六"))
+    st.apply(ev(1, "discard", "六"))
+    st.apply(ev(2, "draw", "子"))
+    st.apply(ev(2, "discard", "九"))
+    assert _raises(st, ev(1, "hu", "九")) == ("not_a_win", "tongcheng_gezi.liu_ju_ban", 7)
+
+
+def test_not_a_win_detail_carries_the_split(table):
+    hand = list("上大人可知禮孔乙己八九子七十士二三四五")
+    st = table({1: hand, 3: ["六"] + JUNK[:18]}, ["四", "八", "子"])
+    st.apply(ev(0, "discard", "上"))
+    st.apply(ev(1, "draw", "四"))
+    st.apply(ev(1, "discard", "四"))
+    st.apply(ev(2, "draw", "八"))
+    st.apply(ev(2, "discard", "六"))
+    with pytest.raises(RuleViolation) as ex:  # 半句 五六: 6 個子 under the minimum of 7
+        st.apply(ev(1, "hu", "六"))
+    e = ex.value
+    assert (e.code, e.rule, e.detail["points"]) == ("not_a_win", "tongcheng_gezi.min_gezi", 6)
+    assert {"kind": "ban_ju", "cards": ["五", "六"], "points": 2} in e.detail["groups"] and len(e.detail["groups"]) == 7
+
+
+def _rules_table(four, rules):
+    rec = msgspec.structs.replace(decode_record(_line(four[0])), dealer=0, actions=[], result=None)
+    st = GeziState(rec, make_ruleset(V, get(V).options, rules))
+
+    def setup(hands, wall):
+        for s in range(4):
+            st.hands[s] = HUAPAI.counts(hands.get(s, JUNK))
+        st.wall, st.front, st.back = [HUAPAI.index(c) for c in wall], 0, len(wall)
+        return st
+    return setup
+
+
+@pytest.mark.parametrize("value", ["allowed", "refused"])
+def test_option_jian_discard(four, value):
+    # seat 1 撿s 孔 and discards 孔 at once: as a drawn card (allowed), or illegal_action (refused) —
+    # which then lists no 孔 discard; a card of another kind may go (花三 is not 三).
+    st = _rules_table(four, {"jian_discard": value})({0: ["孔"] + JUNK, 1: ["孔", "三"] + JUNK[:17]}, ["六", "八"])
+    st.apply(ev(0, "discard", "孔"))
+    st.apply(ev(1, "jian", "孔"))
+    discards = {e.card for e in st.legal_events() if e.act == "discard"}
+    if value == "allowed":
+        assert "孔" in discards
+        st.apply(ev(1, "discard", "孔"))
+        assert st.phase.value == "window"
+    else:
+        assert "孔" not in discards and "三" in discards
+        assert _raises(st, ev(1, "discard", "孔")) == ("illegal_action", "tongcheng_gezi.jian_discard", 2)
+        st.apply(ev(1, "discard", "三"))
+        assert st.jian_card is None
+
+
+def test_option_jian_discard_is_by_kind(four):
+    st = _rules_table(four, {"jian_discard": "refused"})({0: ["三"] + JUNK, 1: ["花三"] + JUNK}, ["六"])
+    st.apply(ev(0, "discard", "三"))
+    st.apply(ev(1, "jian", "三"))
+    st.apply(ev(1, "discard", "花三"))  # another face of the character: allowed
+    assert st.phase.value == "window"
+
+
+@pytest.mark.parametrize("value, want", [("allowed", (12, 1)), ("refused", None)])
+def test_option_jian_kan_in_replay(four, value, want):
+    # seat 1 撿s a third 五 and waits on 三 (半句 二三): 上大人 1 可知禮 1 孔乙己 0 八九子 0 七十士 1 坎 五五五 8
+    # 二三 1 = 12 → 1 分 (allowed); refused: the 撿 五 may not sit in the 坎 → no 六句半 (liu_ju_ban).
+    hand = list("上大人可知禮孔乙己八九子七十士五五二六")
+    st = _rules_table(four, {"jian_kan": value})({1: hand, 0: ["五"] + JUNK}, ["子", "八"])
+    st.apply(ev(0, "discard", "五"))
+    st.apply(ev(1, "jian", "五"))
+    st.apply(ev(1, "discard", "六"))
+    st.apply(ev(2, "draw", "子"))
+    st.apply(ev(2, "discard", "三"))
+    if want is None:
+        assert _raises(st, ev(1, "hu", "三")) == ("not_a_win", "tongcheng_gezi.liu_ju_ban", 5)
+    else:
+        st.apply(ev(1, "hu", "三"))
+        assert (st.result()["points"], st.result()["units"]) == want
+
+
+@pytest.mark.parametrize("rules", [{"jian_discard": "refused", "jian_kan": "refused", "win_pair": "refused"},
+                                   {"peng_gezi": "low", "win_triple": "peng", "players": 3, "gezi_per_fen_3p": 9}])
+@pytest.mark.parametrize("bots", ["heuristic", "random"])
+def test_non_default_options_simulate_valid(rules, bots):
+    recs = list(simulate(V, 25, 9, bots, rules=rules))
+    for r in recs:
+        v = replay_line(_line(r)).verdict
+        assert v.valid and v.ruleset_id != "tongcheng_gezi-default", (r.game_id, v.errors)
+    if bots == "heuristic":
+        assert sum(r.result.outcome == "win" for r in recs) >= 15

@@ -30,12 +30,14 @@ def kinds(cards) -> list[int]:
 
 
 def judge(cards, melds=(), players=4, **kw):
-    return sc.judge(K(cards), [(k, kinds(c)) for k, c in melds], players, **kw)
+    return sc.judge(K(cards), [(k, kinds(c)) for k, c in melds], sc.HandRules(players=players, **kw))
 
 
-def case(hand, win_card=..., melds=(), win_from="discard", **rules):
+def case(hand, win_card=..., melds=(), win_from="discard", context=None, **rules):
     c = {"variant": V, "rules": rules, "hand": list(hand), "melds": [{"kind": k, "cards": list(m)} for k, m in melds],
          "win_from": win_from}
+    if context is not None:
+        c["context"] = context
     if win_card is not ...:
         c["win_card"] = win_card
     return score_case(c)
@@ -323,7 +325,7 @@ def test_split_matches_brute_force():
         hand = _random_hand(rng)
         if len(hand) != 20:
             continue
-        j = sc.judge(HUAPAI.counts([HUAPAI.codes[k] for k in hand]), [], 4)
+        j = sc.judge(HUAPAI.counts([HUAPAI.codes[k] for k in hand]), [])
         naive = _naive_best(sorted(hand, key=lambda k: sc.CHAR_OF[k]))
         assert (j.points if j.points is not None else None) == naive
 
@@ -379,7 +381,7 @@ def test_may_win_never_hides_a_win():
             c[rng.randrange(len(c))] += 1
         if max(c) > 4:
             continue
-        j = gsc.judge(c, melds, 4)
+        j = gsc.judge(c, melds)
         wins += j.win
         cc = gsc.chars_of(c)  # the existence search agrees with the best-split search
         assert gsc._can_split(bytes(cc), 1) is (gsc._best(tuple(cc), 1) is not None)
@@ -387,3 +389,134 @@ def test_may_win_never_hides_a_win():
             ruled_out += 1
             assert not j.win, (c, melds)
     assert wins > 500 and ruled_out > 400, (wins, ruled_out)
+
+
+# -- 觀生 with several fours (000 §操作規則 觀生: 玩家可以折散兩組四個牌中任意一組牌) -----------------------
+# The hand after 觀生 孔×4 and a kept 八: 上×4 乙乙乙花乙 己×4 五×3 八, winning on a 九 discard.
+# 孔 fixed: 上×4 has no split (上 is in 上大人 only). 上×4 as the 觀生 (red 4) and 孔 split: 孔花乙己 1 +
+# 坎 孔孔孔 1 + 坎 乙乙乙 1 + 坎 己己己 1 + 坎 五五五 2 + 3×2 = 8 + 半句 八九 0 → 16 個子 → 2 分.
+GS_HAND = ["上"] * 4 + ["乙", "乙", "乙", "花乙"] + ["己"] * 4 + ["五"] * 3 + ["八"]
+GS_MELD = [("guan_sheng", ["孔"] * 4)]
+
+
+def test_guan_sheng_choice_score_case():
+    out = case(GS_HAND, "九", GS_MELD)
+    assert (out["win"], out["points"], out["units"], out["hand_types"]) == (True, 16, 2, [])
+    assert {"kind": "guan_sheng", "cards": ["上"] * 4, "points": 4} in out["groups"]
+    assert sorted(g["kind"] for g in out["groups"]) == ["ban_ju", "guan_sheng", "ju", "kan", "kan", "kan", "kan"]
+    # 自摸 on the 九: each other seat pays one share (decision 10), 2 分 each.
+    assert case(GS_HAND, "九", GS_MELD, win_from="self")["units"] == 2
+
+
+def test_guan_sheng_choice_never_takes_a_jian_card_or_the_discard():
+    # one 上 撿ed: 上×4 may not be a 觀生 (a 撿 card never joins identical cards to 觀生) → no shape.
+    out = case(GS_HAND, "九", GS_MELD, context={"jian": ["上"]})
+    assert (out["win"], out["points"]) == (False, None) and "六句半" in out["reason"]
+    # 上×3 in hand and the fourth 上 won on a discard: that four was never the seat's own (自己摸起來),
+    # so 孔 stays the 觀生 and 上×4 has no split; drawn (自摸), it is: 16 個子 as above with 九 kept.
+    hand = ["上"] * 3 + ["乙", "乙", "乙", "花乙"] + ["己"] * 4 + ["五"] * 3 + ["八", "九"]
+    assert not case(hand, "上", GS_MELD)["win"]
+    out = case(hand, "上", GS_MELD, win_from="self")
+    assert (out["win"], out["points"], out["hand_types"]) == (True, 16, ["zimo"])
+
+
+def test_guan_sheng_choice_keeps_the_declared_set_on_a_tie():
+    # two fours, both black with no 個子 cards (孔 declared, 化 in hand): either as the 觀生 is worth 2;
+    # the declared one is kept. 化×4 → 坎 化化化 + 化三千 with 三 千 in hand.
+    hand = ["化"] * 4 + ["三", "千", "上", "大", "人", "可", "知", "禮", "七", "十", "士", "二"]
+    out = case(hand, "二", GS_MELD)
+    # 觀生 孔 2 + 坎 化化化 1 + 化三千 1 + 上大人 1 + 可知禮 1 + 七十士 1 + 半句 二二 0 = 7 → 1 分.
+    assert (out["win"], out["points"]) == (True, 7)
+    assert {"kind": "guan_sheng", "cards": ["孔"] * 4, "points": 2} in out["groups"]
+
+
+# -- rule options: both values, worked out by hand ------------------------------------------------------
+# jian_kan: 上大人 1 可知禮 1 孔乙己 0 八九子 0 七十士 1 坎 五五五 8 半句 二三 1 = 12 → 1 分; with one 五 撿ed and
+# jian_kan = refused the 五s cannot make the 坎 and have no 句 (no 四 or 六) → no 六句半.
+JK_HAND = list("上大人可知禮孔乙己八九子七十士五五五二")
+
+
+def test_option_jian_kan():
+    assert case(JK_HAND, "三", context={"jian": ["五"]})["points"] == 12
+    out = case(JK_HAND, "三", context={"jian": ["五"]}, jian_kan="refused")
+    assert (out["win"], out["points"]) == (False, None)
+    assert case(JK_HAND, "三", jian_kan="refused")["points"] == 12  # no 撿 card: nothing changes
+    # the 半句 pair: 二三四 + 五五 (8 個子) with the 五 held 撿ed, winning on the other 五.
+    pair = list("上大人可知禮孔乙己八九子七十士二三四五")
+    assert case(pair, "五", context={"jian": ["五"]})["points"] == 8
+    assert not case(pair, "五", context={"jian": ["五"]}, jian_kan="refused")["win"]
+    # 十對 with a 撿 card in a pair: allowed 2 (十對 ×2 × max(1, 0)); refused: no win.
+    assert case(SHIDUI[:-1], SHIDUI[-1], context={"jian": ["孔"]})["units"] == 2
+    assert not case(SHIDUI[:-1], SHIDUI[-1], context={"jian": ["孔"]}, jian_kan="refused")["win"]
+
+
+def test_option_jian_kan_places_the_jian_card_in_a_ju():
+    # 五 五 五 花五 with one 五 撿ed: refused still wins, the 撿 五 in 三四五 and the others a 坎.
+    # 上大人 1 可知禮 1 孔乙己 0 八九子 0 三四五 1+2 = 3, 坎 五五花五 2 + 2+2+4 = 10, 半句 七七 2 → 17 → 2 分.
+    hand = [*"上大人可知禮孔乙己八九子三四五五五", "花五", "七"]
+    for v in ("allowed", "refused"):
+        out = case(hand, "七", context={"jian": ["五"]}, jian_kan=v)
+        assert (out["win"], out["points"], out["units"]) == (True, 17, 2)
+
+
+def test_option_peng_gezi():
+    # FOURTEEN: 碰 五五花五 = 2 + 8 = 10 (kan) or 1 + 8 = 9 (low) → 14 → 2 分, or 13 → 1 分.
+    assert (case(*FOURTEEN)["points"], case(*FOURTEEN)["units"]) == (14, 2)
+    out = case(*FOURTEEN, peng_gezi="low")
+    assert (out["points"], out["units"]) == (13, 1)
+    assert {"kind": "peng", "cards": ["五", "五", "花五"], "points": 9} in out["groups"]
+    assert sc.group_gezi("peng", kinds("八八八"), sc.HandRules(peng_gezi="low")) == 0  # black 碰 0
+
+
+# win_triple: 上大人 1 可知禮 1 孔乙己 0 八九子 0 七十士 1 + 坎 五花五 + 五 (the discard) 10 + 半句 二三 1 = 14.
+WT_HAND = ["上", "大", "人", "可", "知", "禮", "孔", "乙", "己", "八", "九", "子", "七", "十", "士", "五", "花五", "二", "三"]
+
+
+def test_option_win_triple():
+    assert (case(WT_HAND, "五")["points"], case(WT_HAND, "五")["units"]) == (14, 2)
+    same = case(WT_HAND, "五", win_triple="peng")  # a 碰 at the default 碰 value: the same 個子
+    assert same["points"] == 14
+    assert [(g["points"], sorted(g["cards"])) for g in same["groups"] if g["kind"] == "peng"] == [(10, ["五", "五", "花五"])]
+    low = case(WT_HAND, "五", win_triple="peng", peng_gezi="low")  # 1 + 8 = 9 → 13 → 1 分
+    assert (low["points"], low["units"]) == (13, 1)
+    assert case(WT_HAND, "五", peng_gezi="low")["points"] == 14  # a 坎 by default, whatever a 碰 is worth
+    # 自摸: the card is one's own, the triple a 坎.
+    assert case(WT_HAND, "五", win_from="self", win_triple="peng", peng_gezi="low")["points"] == 14
+
+
+def test_option_win_triple_uses_own_copies_first():
+    # 五五花五 held and 四 won on: 坎 of own cards, 半句 四… no: the discard 五 goes to 半句 四五.
+    # 上大人 1 可知禮 1 孔乙己 0 八九子 0 七十士 1 坎 五五花五 10 + 半句 四 + the discard 五: 0 + 2 → 15.
+    hand = ["上", "大", "人", "可", "知", "禮", "孔", "乙", "己", "八", "九", "子", "七", "十", "士", "五", "五", "花五", "四"]
+    for rules in ({}, {"win_triple": "peng", "peng_gezi": "low"}):
+        out = case(hand, "五", **rules)
+        assert (out["points"], out["units"]) == (15, 2), rules
+
+
+def test_option_win_pair():
+    waits = {w["card"]: w for w in case(SEVEN[:-1])["waits"]}
+    assert waits["五"] == {"card": "五", "points": 8, "win": True} and waits["花五"]["points"] == 10
+    refused = {w["card"] for w in case(SEVEN[:-1], win_pair="refused")["waits"]}
+    # 二 (半句 二二 + 三四五) goes too; 三 (三五), 七 (五七) … still complete a 半句 of two characters.
+    assert refused == set(waits) - {"五", "花五", "二"} and {"三", "七", "乙"} <= refused
+    assert not case(SEVEN[:-1], "五", win_pair="refused")["win"]
+    out = case(SEVEN[:-1], "五", win_from="self", win_pair="refused")  # drawn: the pair stands
+    assert (out["win"], out["points"]) == (True, 8)
+
+
+def test_option_gezi_per_fen_3p():
+    # 3 seats (minimum 9): 14 個子 → 2 分 at 7 per 分, 1 分 at 9; 21 個子 → 3 or 2.
+    assert case(*FOURTEEN, players=3)["units"] == 2
+    assert case(*FOURTEEN, players=3, gezi_per_fen_3p=9)["units"] == 1
+    assert case(*TWENTY_ONE, players=3, gezi_per_fen_3p=9)["units"] == 2
+    assert case(*FOURTEEN, gezi_per_fen_3p=9)["units"] == 2  # 4 seats: always ⌊/7⌋
+    # a special hand: 十對 ×2 × max(1, ⌊16/9⌋ = 1) = 2 (7: ⌊16/7⌋ = 2 → 4); 3-seat rules, 20 cards.
+    hand = ["花五", "花五", "五", "五", "三", "三", "七", "七", "孔", "孔", "己", "己", "化", "化", "千", "千", "十", "十", "士"]
+    assert case(hand, "士", players=3)["units"] == 4
+    assert case(hand, "士", players=3, gezi_per_fen_3p=9)["units"] == 2
+
+
+def test_refusal_detail_carries_points_and_groups():
+    out = case(SIX[:-1], SIX[-1])  # 6 個子 under the 7 minimum: the split is reported
+    assert (out["win"], out["points"]) == (False, 6) and "minimum" in out["reason"]
+    assert sum(g["points"] for g in out["groups"]) == 6 and len(out["groups"]) == 7

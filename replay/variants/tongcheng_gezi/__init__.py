@@ -3,7 +3,8 @@
 
 Files by role: ``options.py`` (rule options), ``scoring.py`` (個子 per card and group, 句, the
 六句半 split, special hands), ``state.py`` (the game as a state machine: acts, claim windows,
-settlement), ``bots.py`` (simulator players). Rules doc: ``docs/rules/tongcheng_gezi.md``.
+settlement), ``cases.py`` (spec §8 score cases as engine positions), ``bots.py`` (simulator
+players). Rules doc: ``docs/rules/tongcheng_gezi.md``.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ def _state(record, ruleset):  # lazy: keeps the registry import light
     return GeziState(record, ruleset)
 
 
-def _score(case, rules):
-    from replay.variants.tongcheng_gezi.scoring import score_case
+def _position(case, ruleset):  # spec §8 score cases, judged by the engine (replay/judge.py)
+    from replay.variants.tongcheng_gezi.cases import position
 
-    return score_case(case, rules)
+    return position(case, ruleset)
 
 
 SPEC = VariantSpec(
@@ -34,5 +35,5 @@ SPEC = VariantSpec(
     options=OPTIONS,
     state=_state,
     hand_sizes=lambda n: (20, 19),  # 000 §遊戲介紹: 每人起牌19張，莊家起20張
-    scorer=_score,
+    position=_position,
 )

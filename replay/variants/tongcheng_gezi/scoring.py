@@ -13,13 +13,18 @@ Sources (000 = 000_b93a380aaaa9b6e3.txt):
 - 六句半, minimum 7 (4 players) / 9 (3 players): 000 §胡牌規則.
 - special hands 一手黑 ×3, 一手紅 ×10, 十對 ×2 need no 個子: 000 §胡牌規則, §計分規則.
 - 分 = ⌊個子 / 7⌋ (夾倍): 000 §計分規則.
+- several fours, fewer 觀生: any of them may be the 觀生 (000 §操作規則 觀生: 如手上摸起有兩組四個的牌.
+  玩家隻觀生一組牌.那麽玩家可以折散兩組四個牌中任意一組牌): :func:`judge` ``fours``.
+- the readings the seed leaves open (碰's value, a triple or 半句 pair with the won-on discard, a
+  撿 card in a 坎 / pair, 分 at 3 players) are rule options, read once into :class:`HandRules`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from itertools import combinations
+from typing import Any, Mapping, Sequence
 
 from replay.cards import HUAPAI, HUAPAI_CHARS, HUAPAI_RED
 from replay.split import components, split_test
@@ -45,6 +50,53 @@ MELD_SIZE = {"peng": 3, "zhao": 4, "guan_sheng": 4, "hua": 5, "kan": 3}
 MIN_GEZI = {4: 7, 3: 9}  # 000 §胡牌規則: 四人打需要7個個子。3個人打需要9個個子數
 GEZI_PER_FEN = 7  # 000 §計分規則: 7個個子數起為1分，7的N倍數為N倍
 SPECIAL_BEI = {"yishou_hei": 3, "yishou_hong": 10, "shidui": 2}  # 000 §計分規則
+PENG_LOW = (1, 0)  # option peng_gezi = low: a 碰 red 1 / black 0 (a public 湖北个子牌 server)
+
+
+@dataclass(frozen=True)
+class HandRules:
+    """The rule options a hand's judgement reads (docs/rules/tongcheng_gezi.md, options table).
+
+    :param players: 4 or 3 (minimum 7 or 9 個子, 000 §胡牌規則).
+    :param special_base: ``max1`` / ``one`` (a special hand's 分).
+    :param shidui_four: ``two_pairs`` / ``no`` (four alike in 十對).
+    :param peng_gezi: ``kan`` (a 碰 is worth a 坎: red 2 / black 1) / ``low`` (red 1 / black 0).
+    :param win_triple: ``kan`` / ``peng``: a concealed triple that needs the won-on discard is
+        valued as a 坎 or as a 碰.
+    :param win_pair: ``allowed`` / ``refused``: the won-on discard may make the 半句 pair.
+    :param jian_kan: ``allowed`` / ``refused``: a 撿 card may sit in a 坎 or a pair of the split.
+    :param gezi_per_fen_3p: 7 / 9: 個子 per 分 at a 3-seat table (4 seats: always 7).
+    """
+
+    players: int = 4
+    special_base: str = "max1"
+    shidui_four: str = "two_pairs"
+    peng_gezi: str = "kan"
+    win_triple: str = "kan"
+    win_pair: str = "allowed"
+    jian_kan: str = "allowed"
+    gezi_per_fen_3p: int = 7
+
+    @classmethod
+    def of(cls, rules: Mapping[str, Any] | Any, players: int | None = None) -> HandRules:
+        """From a ruleset (or any mapping of option values); ``players`` overrides its own."""
+        return cls(players=rules["players"] if players is None else players,
+                   **{f: rules[f] for f in cls.__dataclass_fields__ if f != "players"})
+
+    @property
+    def minimum(self) -> int:
+        return MIN_GEZI[self.players]
+
+    @property
+    def per_fen(self) -> int:
+        return self.gezi_per_fen_3p if self.players == 3 else GEZI_PER_FEN
+
+    def bonus(self, kind: str) -> tuple[int, int]:
+        """(red, black) 個子 a group of ``kind`` adds to its cards' own."""
+        return PENG_LOW if kind == "peng" and self.peng_gezi == "low" else GROUP_BONUS[kind]
+
+
+DEFAULT_RULES = HandRules()
 
 
 def _c(s: str) -> int:
@@ -76,20 +128,21 @@ def is_ju(chars: Sequence[int]) -> bool:
     return tuple(sorted(chars)) in JU
 
 
-def group_bonus(kind: str, cards: Sequence[int]) -> int:
+def group_bonus(kind: str, cards: Sequence[int], rules: HandRules = DEFAULT_RULES) -> int:
     """個子 a group of ``kind`` adds to its cards' own: 坎/碰 2 or 1, 招/觀生 4 or 2, 滑 8 or 3
     (red or black character); a 句 1 when all three are red (上大人, 可知禮), else 0; a 半句 or
-    對 0. ``cards`` are kinds. :raises KeyError: unknown kind."""
-    red_i, black_i = GROUP_BONUS[kind]
+    對 0; a 碰 1 or 0 under option ``peng_gezi = low``. ``cards`` are kinds.
+    :raises KeyError: unknown kind."""
+    red_i, black_i = rules.bonus(kind)
     if kind == "ju":
         return red_i if all(RED_CHAR[CHAR_OF[k]] for k in cards) else black_i
     return red_i if RED_CHAR[CHAR_OF[cards[0]]] else black_i
 
 
-def group_gezi(kind: str, cards: Sequence[int]) -> int:
+def group_gezi(kind: str, cards: Sequence[int], rules: HandRules = DEFAULT_RULES) -> int:
     """個子 of one group: its bonus (:func:`group_bonus`) plus each card's own (000 §計胡規則:
     按普通紅黑牌算個子數再加上個子牌自身的個子數). E.g. a 坎 of 素五 = 2 + 3×2 = 8."""
-    return group_bonus(kind, cards) + sum(CARD_GEZI[k] for k in cards)
+    return group_bonus(kind, cards, rules) + sum(CARD_GEZI[k] for k in cards)
 
 
 # A 花 kind comes right after its plain kind (HUAPAI order: 乙 花乙, 三 花三, ...), so the character
@@ -107,32 +160,76 @@ def chars_of(counts: Sequence[int]) -> list[int]:
     return c
 
 
+# What restricts some copies of a split, or None (then every copy is alike): ``(lock, mark,
+# mark_kan, mark_pair)`` — ``lock``: per character, 撿 copies that may sit in no 坎 or pair (option
+# jian_kan = refused); ``mark``: the character of the won-on discard (-1: none or used up);
+# ``mark_kan``: None (a 坎 with that copy is a 坎) or the bonus of the 碰 it counts as (option
+# win_triple = peng); ``mark_pair``: whether that copy may make the 半句 pair (option win_pair).
+Cons = tuple[tuple[int, ...], int, "int | None", bool]
+
+
+def _cons(lock: tuple[int, ...], mark: int, mark_kan: int | None, mark_pair: bool) -> Cons | None:
+    """The restriction, or None when it restricts nothing (the memo then shares plain splits)."""
+    if mark >= 0 and mark_kan is None and mark_pair:
+        mark = -1
+    return None if mark < 0 and not any(lock) else (lock, mark, mark_kan, mark_pair)
+
+
+def _singles(cons: Cons | None, chars: Sequence[int]) -> Cons | None:
+    """``cons`` after ``chars`` each gave one copy to a 句 or a two-character 半句: a restricted
+    copy goes there first (a 撿 copy, then the won-on discard) — no group suits it better."""
+    if cons is None:
+        return None
+    lock, mark, mark_kan, mark_pair = cons
+    for c in chars:
+        if lock[c]:
+            lock = (*lock[:c], lock[c] - 1, *lock[c + 1:])
+        elif c == mark:
+            mark = -1
+    return _cons(lock, mark, mark_kan, mark_pair)
+
+
 @lru_cache(maxsize=400_000)
-def _best(counts: tuple[int, ...], half: int) -> tuple[int, tuple[tuple[str, tuple[int, ...]], ...]] | None:
+def _best(counts: tuple[int, ...], half: int, cons: Cons | None = None
+          ) -> tuple[int, tuple[tuple[str, tuple[int, ...]], ...]] | None:
     """Best (bonus 個子, groups as character tuples) covering ``counts`` (22 characters) with
     3-card groups (坎, 句) and ``half`` 半句 (a pair or two of one 句), or None. Lowest character
-    first, memoised on the count vector."""
+    first, memoised on the count vector and ``cons`` (see :data:`Cons`). A 坎 or pair takes
+    unrestricted copies first; one that must take the won-on discard is a ``peng`` when
+    ``mark_kan`` is set (its bonus that 碰's); every order of groups is tried, so the best
+    placement of a restricted copy is found."""
     i = next((k for k, c in enumerate(counts) if c), -1)
     if i < 0:
         return (0, ()) if half == 0 else None
-    cand: list[tuple[str, tuple[int, ...], int]] = []
-    if counts[i] >= 3:
-        cand.append(("kan", (i, i, i), GROUP_BONUS["kan"][0 if RED_CHAR[i] else 1]))
+    cand: list[tuple[str, tuple[int, ...], int, Cons | None]] = []
+    free, marked = counts[i], False
+    if cons is not None:
+        free -= cons[0][i] + (cons[1] == i)
+        marked = cons[1] == i
+    if free >= 3:
+        cand.append(("kan", (i, i, i), GROUP_BONUS["kan"][0 if RED_CHAR[i] else 1], cons))
+    elif free == 2 and marked:
+        assert cons is not None
+        lock, _, mark_kan, mark_pair = cons
+        kind, bonus = ("kan", GROUP_BONUS["kan"][0 if RED_CHAR[i] else 1]) if mark_kan is None else ("peng", mark_kan)
+        cand.append((kind, (i, i, i), bonus, _cons(lock, -1, None, True)))
     for j in JU_FROM[i]:
         if counts[j[1]] and counts[j[2]]:
-            cand.append(("ju", j, 1 if j in JU_RED else 0))
+            cand.append(("ju", j, 1 if j in JU_RED else 0, _singles(cons, j)))
     if half:
-        if counts[i] >= 2:
-            cand.append(("ban_ju", (i, i), 0))
+        if free >= 2:
+            cand.append(("ban_ju", (i, i), 0, cons))
+        elif free == 1 and marked and cons is not None and cons[3]:
+            cand.append(("ban_ju", (i, i), 0, _cons(cons[0], -1, None, True)))
         for b in HALF_PARTNERS[i]:
             if counts[b]:
-                cand.append(("ban_ju", (i, b), 0))
+                cand.append(("ban_ju", (i, b), 0, _singles(cons, (i, b))))
     best = None
-    for kind, chars, bonus in cand:
+    for kind, chars, bonus, sub_cons in cand:
         rest = list(counts)
         for c in chars:
             rest[c] -= 1
-        sub = _best(tuple(rest), half - (kind == "ban_ju"))
+        sub = _best(tuple(rest), half - (kind == "ban_ju"), sub_cons)
         if sub is None:
             continue
         if best is None or bonus + sub[0] > best[0]:
@@ -182,19 +279,28 @@ class Judgement:
         return self.fen * self.bei
 
 
-def _assign(groups: Sequence[tuple[str, tuple[int, ...]]], counts: Sequence[int]) -> tuple[Group, ...]:
+def _assign(groups: Sequence[tuple[str, tuple[int, ...]]], counts: Sequence[int], rules: HandRules = DEFAULT_RULES,
+            held_back: Sequence[int] | None = None) -> tuple[Group, ...]:
     """Give the character groups real kinds: 花 copies go to the first groups needing the
-    character (deterministic from the count vector; the total 個子 does not depend on it)."""
+    character (deterministic from the count vector; the total 個子 does not depend on it).
+    ``held_back`` (27 kinds): copies a 句 or two-character 半句 takes first and a group of one
+    character last (撿 copies, the won-on discard), as the split placed them."""
     left = list(counts)
-    out = []
-    for kind, chars in groups:
-        kinds = []
-        for ch in chars:
-            k = next(k for k in reversed(KINDS_OF[ch]) if left[k])  # 花 kind is listed after the plain one
+    back = list(held_back) if held_back is not None else [0] * N_KINDS
+    kinds_of: list[list[int]] = [[] for _ in groups]
+    order = range(len(groups))
+    if any(back):  # groups of one character last, so that they take what the 句 left
+        order = sorted(order, key=lambda g: len(set(groups[g][1])) == 1)
+    for gi in order:
+        single = len(set(groups[gi][1])) > 1
+        for ch in groups[gi][1]:
+            ks = [k for k in reversed(KINDS_OF[ch]) if left[k]]  # 花 kind is listed after the plain one
+            k = next((k for k in ks if (back[k] > 0) == single), ks[0])
             left[k] -= 1
-            kinds.append(k)
-        out.append(Group(kind, tuple(kinds), group_gezi(kind, kinds)))
-    return tuple(out)
+            if back[k]:
+                back[k] -= 1
+            kinds_of[gi].append(k)
+    return tuple(Group(kind, tuple(ks), group_gezi(kind, ks, rules)) for (kind, _), ks in zip(groups, kinds_of))
 
 
 def _shidui(counts: Sequence[int], four_as_two: bool) -> tuple[Group, ...] | None:
@@ -205,72 +311,108 @@ def _shidui(counts: Sequence[int], four_as_two: bool) -> tuple[Group, ...] | Non
     return _assign([("dui", (c, c)) for c in range(N_CHARS) for _ in range(ch[c] // 2)], counts)
 
 
-def judge(concealed: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], players: int,
-          special_base: str = "max1", shidui_four: str = "two_pairs") -> Judgement:
+def judge(concealed: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], rules: HandRules = DEFAULT_RULES, *,
+          discard: int | None = None, jian: Sequence[int] | None = None,
+          fours: Sequence[Sequence[int]] = ()) -> Judgement:
     """Judge a finished hand.
 
     :param concealed: 27-kind count vector of the concealed hand, the winning card included.
     :param melds: ``(kind, cards)`` laid in play: ``peng`` 3, ``zhao`` 4, ``guan_sheng`` 4,
         ``hua`` 5 cards (kinds).
-    :param players: 4 or 3 (minimum 7 or 9 個子).
-    :param special_base: rule option (``max1``: factor × max(1, ⌊個子/7⌋); ``one``: factor).
-    :param shidui_four: rule option (``two_pairs``: four of a kind is two 對子; ``no``).
-    :returns: the best reading (most 分, then most 個子; on a tie the special hand): 六句半 (every
-        meld a group, the concealed cards in 句 and 坎 plus one 半句, six groups in all) with at
-        least the minimum 個子, or a special hand (一手黑 / 一手紅 with the 六句半 shape, 十對:
-        ten 對子 and no melds) at any 個子.
+    :param rules: the options read (:class:`HandRules`).
+    :param discard: kind of the won-on discard (in ``concealed``), None for a win on one's own
+        card; read under options ``win_triple = peng`` and ``win_pair = refused``.
+    :param jian: 27-kind counts of the 撿 copies in ``concealed``; read under ``jian_kan = refused``.
+    :param fours: four-card sets (kinds) of the concealed hand that could have been declared
+        觀生 (four alike, none 撿ed, not the won-on discard). With declared 觀生 sets in ``melds``,
+        every choice of as many 觀生 among the declared and these is read (000 §操作規則 觀生:
+        玩家可以折散兩組四個牌中任意一組牌與其它的牌組成句子使用): a declared set not chosen joins
+        the concealed cards, a chosen four of the hand is a ``guan_sheng`` group with origin
+        ``hand``.
+    :returns: the best reading (most 分, then most 個子; on a tie the special hand; on a tie the
+        declared 觀生): 六句半 (every meld a group, the concealed cards in 句 and 坎 plus one 半句,
+        six groups in all) with at least the minimum 個子, or a special hand (一手黑 / 一手紅
+        with the 六句半 shape, 十對: ten 對子 and no melds) at any 個子. No win: the reason of
+        the complete shape with the most 個子 (``points`` set), else of the declared reading.
     """
-    table = tuple(Group(k, tuple(c), group_gezi(k, c), "table") for k, c in melds)
     held = list(concealed)
     for _, c in melds:
         for k in c:
             held[k] += 1
     from_cards = sum(CARD_GEZI[k] * n for k, n in enumerate(held))
     colours = {RED_CHAR[CHAR_OF[k]] for k, n in enumerate(held) if n}
-    readings: list[tuple[tuple[int, int, int], Judgement]] = []
-    minimum = MIN_GEZI[players]
+    lock = tuple(chars_of(jian)) if jian is not None and rules.jian_kan == "refused" else (0,) * N_CHARS
+    mark = CHAR_OF[discard] if discard is not None else -1
+    kan_with_discard = None
+    if mark >= 0 and rules.win_triple == "peng":
+        kan_with_discard = rules.bonus("peng")[0 if RED_CHAR[mark] else 1]
+    cons = _cons(lock, mark, kan_with_discard, rules.win_pair == "allowed")
+    back = [0] * N_KINDS  # copies the split keeps out of 坎 and pairs, for _assign
+    if jian is not None and any(lock):
+        back = list(jian)
+    if cons is not None and cons[1] >= 0 and discard is not None:
+        back[discard] += 1
+
+    readings: list[tuple[tuple[int, int, int, int], Judgement]] = []
+    failures: list[Judgement] = []
 
     def fen_of(points: int, special: str | None) -> tuple[int, int]:
-        base = points // GEZI_PER_FEN
+        base = points // rules.per_fen
         if special is None:
             return base, 1
-        return (max(1, base) if special_base == "max1" else 1), SPECIAL_BEI[special]
+        return (max(1, base) if rules.special_base == "max1" else 1), SPECIAL_BEI[special]
 
-    reason = None
-    shape = None
-    shape_groups: tuple[Group, ...] = ()
-    shape_pts: int | None = None
-    shape_melds = 0
-    n_groups = len(table)
-    cc = chars_of(concealed)
-    if sum(cc) % 3 == 2:
-        shape = _best(tuple(cc), 1)
-    if shape is not None and n_groups + (sum(cc) - 2) // 3 != 6:
-        reason = f"六句半 needs six groups and a 半句; these cards make {n_groups + (sum(cc) - 2) // 3} groups"
+    def read(conc: Sequence[int], laid: tuple[Group, ...], swapped: int) -> None:
+        reason = None
         shape = None
-    if shape is not None:
-        groups = table + _assign(shape[1], concealed)
+        n_groups = len(laid)
+        cc = chars_of(conc)
+        if sum(cc) % 3 == 2:
+            shape = _best(tuple(cc), 1, cons)
+        if shape is not None and n_groups + (sum(cc) - 2) // 3 != 6:
+            reason = f"六句半 needs six groups and a 半句; these cards make {n_groups + (sum(cc) - 2) // 3} groups"
+            shape = None
+        if shape is None:
+            failures.append(Judgement(False, reason or "the cards do not make 六句半 (six groups of 句 / 坎 / melds and a 半句)",
+                                      (), None, from_cards, 0, None, 0, 0))
+            return
+        groups = laid + _assign(shape[1], conc, rules, back)
         pts = sum(g.points for g in groups)
-        from_melds = pts - from_cards
-        shape_groups, shape_pts, shape_melds = groups, pts, from_melds
         for special in (None, *(s for s, ok in (("yishou_hei", colours == {False}), ("yishou_hong", colours == {True})) if ok)):
-            if special is None and pts < minimum:
-                reason = f"{pts} 個子 is under the {minimum}-個子 minimum for {players} players"
+            if special is None and pts < rules.minimum:
+                failures.append(Judgement(False, f"{pts} 個子 is under the {rules.minimum}-個子 minimum for {rules.players} players",
+                                          groups, pts, from_cards, pts - from_cards, None, 0, 0))
                 continue
             fen, bei = fen_of(pts, special)
-            readings.append(((fen * bei, pts, special is not None),
-                             Judgement(True, None, groups, pts, from_cards, from_melds, special, fen, bei)))
-    elif reason is None:
-        reason = "the cards do not make 六句半 (six groups of 句 / 坎 / melds and a 半句)"
+            readings.append(((fen * bei, pts, special is not None, -swapped),
+                             Judgement(True, None, groups, pts, from_cards, pts - from_cards, special, fen, bei)))
+
+    table = tuple(Group(k, tuple(c), group_gezi(k, c, rules), "table") for k, c in melds)
+    read(concealed, table, 0)
+    declared = [i for i, (k, _) in enumerate(melds) if k == "guan_sheng"]
+    for r in range(1, min(len(declared), len(fours)) + 1):
+        for freed in combinations(declared, r):
+            for fixed in combinations(fours, r):
+                conc = list(concealed)
+                for i in freed:
+                    for k in melds[i][1]:
+                        conc[k] += 1
+                for four in fixed:
+                    for k in four:
+                        conc[k] -= 1
+                laid = tuple(g for i, g in enumerate(table) if i not in freed)
+                laid += tuple(Group("guan_sheng", tuple(f), group_gezi("guan_sheng", f, rules), "hand") for f in fixed)
+                read(conc, laid, r)
     if not melds:
-        dui = _shidui(concealed, shidui_four == "two_pairs")
+        dui = None if any(lock) else _shidui(concealed, rules.shidui_four == "two_pairs")
         if dui is not None:
             fen, bei = fen_of(from_cards, "shidui")
-            readings.append(((fen * bei, from_cards, True),
+            readings.append(((fen * bei, from_cards, True, 0),
                              Judgement(True, None, dui, from_cards, from_cards, 0, "shidui", fen, bei)))
-    if not readings:
-        return Judgement(False, reason, shape_groups, shape_pts, from_cards, shape_melds, None, 0, 0)
-    return max(readings, key=lambda r: r[0])[1]
+    if readings:
+        return max(readings, key=lambda r: r[0])[1]
+    shaped = [f for f in failures if f.points is not None]
+    return max(shaped, key=lambda f: f.points or 0) if shaped else failures[0]
 
 
 def may_win(concealed: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]]) -> bool:
@@ -359,67 +501,3 @@ _SOLE_JU_KINDS, _SMALL_COMPONENT_KINDS = _char_sets()
 def hua_cards(held: Sequence[int]) -> int:
     """How many 花 cards a count vector holds."""
     return sum(n for k, n in enumerate(held) if FLOWER[k])
-
-
-def score_case(case: dict, rules) -> dict:
-    """Judge one spec §8 score case for tongcheng_gezi.
-
-    ``case["melds"]`` kinds: ``peng``, ``zhao``, ``guan_sheng``, ``hua`` (laid in play) and ``kan``
-    (three in hand: joins the concealed cards). ``rules["players"]`` sets the minimum (7 or 9).
-    ``win_from``: ``self`` (自摸: each other seat pays) or ``discard`` (抓衝). ``win_card: null`` is
-    the dealer's dealt hand (天胡). ``units`` is one losing share before stake.
-
-    :raises ValueError: malformed case (the message says what).
-    """
-    hand = HUAPAI.counts(case.get("hand") or [])
-    melds: list[tuple[str, list[int]]] = []
-    for m in case.get("melds") or []:
-        kind = m.get("kind")
-        cards = [HUAPAI.index(c) for c in m.get("cards") or []]
-        if kind not in MELD_SIZE:
-            raise ValueError(f"meld kind {kind!r} is not a tongcheng_gezi meld (peng, zhao, guan_sheng, hua, kan)")
-        if len(cards) != MELD_SIZE[kind] or len({CHAR_OF[k] for k in cards}) != 1:
-            raise ValueError(f"meld {m} is not a {kind} ({MELD_SIZE[kind]} cards of one character)")
-        if kind == "kan":
-            for k in cards:
-                hand[k] += 1
-            continue
-        melds.append((kind, cards))
-    total = HUAPAI.held(hand, melds)
-    win_from = case.get("win_from") or "discard"
-    if win_from not in ("self", "discard"):
-        raise ValueError("win_from is self or discard (tongcheng_gezi has no flips)")
-    players, sb, sd = rules["players"], rules["special_base"], rules["shidui_four"]
-    if "win_card" not in case:  # waits (spec §8), deck order, 花 and plain apart
-        waits = []
-        for k in range(N_KINDS):
-            if total[k] >= HUAPAI.copies[k]:
-                continue
-            h = list(hand)
-            h[k] += 1
-            j = judge(h, melds, players, sb, sd)
-            if j.points is not None:
-                waits.append({"card": HUAPAI.codes[k], "points": j.points, "win": j.win})
-        return {"waits": waits}
-    wc = case["win_card"]
-    h = list(hand)
-    if wc is not None:
-        w = HUAPAI.index(wc)
-        if total[w] >= HUAPAI.copies[w]:
-            raise ValueError(f"one {wc} too many: the deck holds {HUAPAI.copies[w]}")
-        h[w] += 1
-    j = judge(h, melds, players, sb, sd)
-    out = {"win": j.win, "points": j.points, "units": None, "hand_types": [],
-           "groups": [{"kind": g.kind, "cards": g.codes(), "points": g.points} for g in j.groups], "reason": j.reason}
-    if not j.win:
-        return out
-    types = [j.special] if j.special else []
-    zimo = 1
-    if wc is None:
-        types.append("tianhu")
-    elif win_from == "self":
-        types.append("zimo")
-    if (wc is None or win_from == "self") and rules["zimo_pay"] == "triple":
-        zimo = 3
-    out.update(units=j.units * zimo, hand_types=types)
-    return out

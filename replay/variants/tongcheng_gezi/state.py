@@ -29,12 +29,19 @@ def _codes(kinds) -> list[str]:
     return [CODES[k] for k in kinds]
 
 
+def groups_of(j: sc.Judgement) -> list[dict[str, Any]]:
+    """A judgement's split as spec §8 ``groups``: ``[{"kind", "cards", "points"}, ...]``, melds first."""
+    return [{"kind": g.kind, "cards": g.codes(), "points": g.points} for g in j.groups]
+
+
 class GeziState(GameState):
     """A 通城個子牌 hand in play. Construct from a decoded record and its ruleset.
 
     Extra state: ``jian[s][k]`` how many 撿 copies of kind ``k`` seat ``s`` holds (they may not
     join identical cards in 碰 / 招 / 觀生 / 滑); ``can_hu`` whether the seat to discard may win on
-    its own hand now (``"deal"``: the dealer's dealt hand, ``"draw"``: after a draw from the wall).
+    its own hand now (``"deal"``: the dealer's dealt hand, ``"draw"``: after a draw from the wall);
+    ``jian_card`` the kind the seat to discard has just 撿ed (None otherwise); ``hr`` the options
+    a hand's judgement reads (:class:`scoring.HandRules`).
     """
 
     variant = "tongcheng_gezi"
@@ -46,7 +53,9 @@ class GeziState(GameState):
         self.jian: list[list[int]] = [[0] * sc.N_KINDS for _ in range(n)]
         self.bu = False  # the pending draw is a replacement (補) after 招 / 觀生 / 滑
         self.last_draw: int | None = None
+        self.jian_card: int | None = None
         self.win: dict[str, Any] | None = None
+        self.hr = sc.HandRules.of(ruleset, players=n)
         self.players_error = (None if n == ruleset["players"] else
                               f"the record has {n} seats but rule option `players` is {ruleset['players']} "
                               f"(set \"rules\": {{\"players\": {n}}} for a {n}-seat table)")
@@ -79,16 +88,36 @@ class GeziState(GameState):
                 return i
         return None
 
+    def fours(self, seat: int) -> list[tuple[int, ...]]:
+        """Four-card sets the seat could read as its 觀生 instead of a declared one: four alike of
+        its own concealed cards, none 撿ed (000 §操作規則 撿: a 撿 card never joins identical cards
+        to 觀生). Only with a declared 觀生 on the table (000 §操作規則 觀生: 玩家可以折散兩組四個牌中
+        任意一組牌); empty otherwise. A claimed card is never in ``hands`` here, so never in a set."""
+        if not any(k == "guan_sheng" for k, _ in self.melds[seat]):
+            return []
+        out = []
+        for ch in range(sc.N_CHARS):
+            free = [(k, self.free(seat, k)) for k in reversed(sc.KINDS_OF[ch])]  # 花 copies first
+            if sum(n for _, n in free) >= 4:
+                four: list[int] = []
+                for k, n in free:
+                    four += [k] * min(n, 4 - len(four))
+                out.append(tuple(sorted(four)))
+        return out
+
     def judge(self, seat: int, extra: int | None = None) -> sc.Judgement:
-        """The seat's hand judged (with ``extra``, a claimed card, added)."""
+        """The seat's hand judged (with ``extra``, a claimed discard, added): its 撿 copies, its
+        fours that could be the 觀生 (:meth:`fours`) and the options read."""
         h = list(self.hands[seat])
         if extra is not None:
             h[extra] += 1
-        return sc.judge(h, self.melds[seat], self.n, self.rules["special_base"], self.rules["shidui_four"])
+        return sc.judge(h, self.melds[seat], self.hr, discard=extra, jian=self.jian[seat], fours=self.fours(seat))
 
     def wins(self, seat: int, extra: int | None = None) -> bool:
-        """``judge(seat, extra).win``, without judging hands that have no shape (:func:`sc.may_win`)."""
-        return sc.may_win_with(self.hands[seat], extra, len(self.melds[seat])) and self.judge(seat, extra).win
+        """``judge(seat, extra).win``, without judging hands that have no shape (:func:`sc.may_win`;
+        skipped when another four could be the 觀生: the pre-check reads the declared sets only)."""
+        return ((sc.may_win_with(self.hands[seat], extra, len(self.melds[seat])) or bool(self.fours(seat)))
+                and self.judge(seat, extra).win)
 
     def _key(self, rank: int, pos: int) -> tuple[int, int]:
         if rank == R_JIAN:  # 撿 is last, whatever the order (000 §操作規則 撿)
@@ -115,7 +144,7 @@ class GeziState(GameState):
         hands, jian, melds = self.hands, self.jian, self.melds
         for pos, s in enumerate(self._order[src]):
             h, ms = hands[s], melds[s]
-            if sc.may_win_with(h, c, len(ms)) and self.judge(s, c).win:  # 抓衝: any seat may win on a discard (000 §胡牌規則)
+            if self.wins(s, c):  # 抓衝: any seat may win on a discard (000 §胡牌規則)
                 out.append(Option(s, "hu", hu_keys[pos], False, [Event(seat=s, act="hu", card=code)], "tongcheng_gezi.hu"))
             if not wall:
                 continue
@@ -143,7 +172,8 @@ class GeziState(GameState):
 
     def own_events(self, s: int) -> list[Event]:
         """The seat's legal events in its discard phase: 胡 (after a draw, or the dealer's dealt
-        hand), 觀生, 滑 (with a card left to replace them), and every discard."""
+        hand), 觀生, 滑 (with a card left to replace them), and every discard (not of the kind just
+        撿ed under ``jian_discard = refused``)."""
         evs: list[Event] = []
         h = self.hands[s]
         if self.can_hu and self.wins(s):
@@ -158,7 +188,8 @@ class GeziState(GameState):
             for k, cards in self.melds[s]:
                 if k == "guan_sheng":
                     evs += [Event(seat=s, act="hua", card=CODES[x]) for x in KINDS_OF[CHAR_OF[cards[0]]] if self.free(s, x) > 0]
-        evs += [Event(seat=s, act="discard", card=CODES[k]) for k, n in enumerate(h) if n]
+        barred = self.jian_card if self.rules["jian_discard"] == "refused" else None
+        evs += [Event(seat=s, act="discard", card=CODES[k]) for k, n in enumerate(h) if n and k != barred]
         return evs
 
     # -- events ----------------------------------------------------------------------------
@@ -215,7 +246,11 @@ class GeziState(GameState):
             c = self.card(ev.card)
             if h[c] == 0:
                 raise self.fail("illegal_action", "discard", f"seat {s} holds no {CODES[c]} to discard")
+            if c == self.jian_card and self.rules["jian_discard"] == "refused":
+                raise self.fail("illegal_action", "jian_discard", f"seat {s} just 撿ed {CODES[c]}: under option "
+                                "`jian_discard = refused` it may not discard that card now")
             h[c] -= 1
+            self.jian_card = None
             # The log cannot tell copies apart: a 撿 copy is taken to stay while one is held (decision 5).
             j = self.jian[s]
             if j[c] > h[c]:
@@ -298,12 +333,15 @@ class GeziState(GameState):
             raise self.fail("illegal_action", "zimo", "a win on the dealt hand (天胡) has no `card`")
         j = self.judge(s)
         if not j.win:
-            raise self.fail("not_a_win", self._not_win_rule(j), f"seat {s}: {j.reason}")
+            raise self._not_a_win(j, f"seat {s}: {j.reason}")
         self.end_win(s, c, "zimo" if self.can_hu == "draw" else "deal", None, j)
 
-    @staticmethod
-    def _not_win_rule(j: sc.Judgement) -> str:
-        return "min_gezi" if j.points is not None else "liu_ju_ban"
+    def _not_a_win(self, j: sc.Judgement, message: str):
+        """The ``not_a_win`` refusal of ``j``: rule ``min_gezi`` with ``detail`` ``{"points",
+        "groups"}`` (spec §8 groups) when the shape is complete, else ``liu_ju_ban``."""
+        if j.points is None:
+            return self.fail("not_a_win", "liu_ju_ban", message)
+        return self.fail("not_a_win", "min_gezi", message, detail={"points": j.points, "groups": groups_of(j)})
 
     def window_closed(self, w: Window) -> None:
         """Nobody took the discard: it stays in the river and the 下家 draws."""
@@ -334,6 +372,7 @@ class GeziState(GameState):
         elif act == "jian":  # 撿: the card goes into the hand as if drawn (000 §操作規則 撿)
             h[c] += 1
             self.jian[s][c] += 1
+            self.jian_card = c
         self.can_hu = None  # after 碰 / 撿 the seat discards; a win on this card was the 胡 option
         self.phase, self.turn = Phase.DISCARD, s
 
@@ -357,7 +396,7 @@ class GeziState(GameState):
             if s == w.src:
                 raise self.fail("illegal_action", "hu", f"seat {s} cannot win on its own discard")
             j = self.judge(s, c)
-            raise self.fail("not_a_win", self._not_win_rule(j), f"seat {s} with {CODES[c]}: {j.reason}")
+            raise self._not_a_win(j, f"seat {s} with {CODES[c]}: {j.reason}")
         if ev.act in ("peng", "zhao", "hua") and s != w.src:
             if self.wall_left == 0:
                 raise self.fail("illegal_action", "haidi", "the wall is empty: only 胡 may be claimed on the last discard")
@@ -436,7 +475,7 @@ class GeziState(GameState):
         """Variant-neutral facts for the warehouse (docs/warehouse.md) plus ``gezi``: for a win
         ``{"from_cards", "from_melds", "hua_cards", "special"}`` (個子 from the cards' own counts,
         from the groups, 花 cards held, the special hand id or None); None for a draw."""
-        melds = [{"seat": s, "kind": k, "cards": _codes(cards), "points": sc.group_gezi(k, cards), "origin": "table"}
+        melds = [{"seat": s, "kind": k, "cards": _codes(cards), "points": sc.group_gezi(k, cards, self.hr), "origin": "table"}
                  for s in range(self.n) for k, cards in self.melds[s]]
         gezi = None
         kind = None
@@ -488,6 +527,6 @@ class GeziState(GameState):
             "wall_left": self.wall_left,
             "seats": [{"seat": s, "player": self.record.seats[s], "hand": HUAPAI.expand(self.hands[s]),
                        "jian": HUAPAI.expand(self.jian[s]),
-                       "melds": [{"kind": k, "cards": _codes(c), "points": sc.group_gezi(k, c)} for k, c in self.melds[s]],
+                       "melds": [{"kind": k, "cards": _codes(c), "points": sc.group_gezi(k, c, self.hr)} for k, c in self.melds[s]],
                        "discards": _codes(self.river[s]), "options": opts[s]} for s in range(self.n)],
         }
