@@ -16,8 +16,16 @@ still skips files on a ``variant`` filter). That view keeps working while the ne
 
 Hardening (checked with duckdb 2.0.1): file access is limited to the warehouse folder, external
 access and extension auto-install/-load are off, and the configuration is locked, so reading
-``/etc/passwd``, ``ATTACH``, ``INSTALL`` or changing a setting fail. ``COPY … TO`` a path inside
-the warehouse still works: run only this project's SQL, never SQL text from users.
+``/etc/passwd``, ``ATTACH``, ``INSTALL`` or changing a setting fail. DuckDB always allows its temp
+folder too, by default ``<cwd>/.tmp`` (issue 20: ``COPY … TO`` and ``read_text`` worked there), so
+each connection gets its own temp folder (created only when a query spills) inside a private
+folder of this process (``paipu-duckdb-*`` in the system temp folder, mode 0700, removed at exit).
+``COPY … TO`` a path inside the warehouse or that temp folder still works: run only this
+project's SQL, never SQL text from users.
+
+A shard that is, or lies below, a symlink leading outside the warehouse is skipped with an
+``ingest.warehouse.OutsideShardWarning`` (DuckDB would refuse it and fail every query of its table):
+that table's view then reads the list of its other shards as found at ``connect``.
 
 A table whose folder has no shard yet gets an empty view with the right columns; it stays empty
 until the next ``connect`` (the view of a table with shards re-globs at every query).
@@ -25,11 +33,28 @@ until the next ``connect`` (the view of a table with shards re-globs at every qu
 
 from __future__ import annotations
 
+import atexit
+import itertools
+import shutil
+import tempfile
 from pathlib import Path
 
 import duckdb
 
 from ingest.schema import MONTH, OLD_SHARD_GLOB, PARTITION, SHARD_GLOB, TABLES, duckdb_type
+from ingest.warehouse import shard_files
+
+_PRIVATE: list[str] = []  # this process's private folder for DuckDB temp files (made on first use)
+_SEQ = itertools.count()
+
+
+def _temp_directory() -> str:
+    """A fresh temp folder path for one connection, inside this process's private folder (mode
+    0700, removed at exit). DuckDB creates it only when a query spills to disk."""
+    if not _PRIVATE:
+        _PRIVATE.append(tempfile.mkdtemp(prefix="paipu-duckdb-"))
+        atexit.register(shutil.rmtree, _PRIVATE[0], True)
+    return str(Path(_PRIVATE[0], f"c{next(_SEQ)}"))
 
 
 def _lit(text: str) -> str:
@@ -61,6 +86,7 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None) -> duckdb.
         raise ValueError(f"warehouse path {root} holds a folder named like a partition ({PARTITION}=…, "
                          f"{MONTH}=…); move or rename it")
     con = duckdb.connect(":memory:")
+    con.execute(f"SET temp_directory = {_lit(_temp_directory())}")  # never <cwd>/.tmp (see the docstring)
     if threads:
         con.execute(f"SET threads = {int(threads)}")
     con.execute("SET autoinstall_known_extensions = false")
@@ -73,18 +99,22 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None) -> duckdb.
     con.execute(f"SET allowed_directories = [{_lit(str(root) + '/')}]")
     con.execute("SET enable_external_access = false")
     for table, schema in TABLES.items():
-        old = any((root / table).glob(OLD_SHARD_GLOB))
-        if old or any((root / table).glob(SHARD_GLOB)):
+        new_ok, new_bad = shard_files(root, table, SHARD_GLOB)
+        old_ok, old_bad = shard_files(root, table, OLD_SHARD_GLOB)
+        old = bool(old_ok)
+        # a skipped shard: the files found now, by name, instead of the glob that would meet it
+        listed = "[" + ", ".join(_lit(str(f)) for f in [*new_ok, *old_ok]) + "]" if new_bad or old_bad else None
+        if old or new_ok:
             if old:  # pre-month layout (or mid-migration): partitions from the path, see the docstring
-                glob = f"{root}/{table}/{PARTITION}=*/**/*.parquet"
-                src = f"read_parquet({_lit(glob)}, hive_partitioning = false, union_by_name = true, filename = true)"
+                glob = listed or _lit(f"{root}/{table}/{PARTITION}=*/**/*.parquet")
+                src = f"read_parquet({glob}, hive_partitioning = false, union_by_name = true, filename = true)"
                 # anchored at the file's end: the warehouse's own path may hold "/month=" too
                 pats = {PARTITION: f"/{PARTITION}=([^/]*)/(?:{MONTH}=[^/]*/)?[^/]*$",
                         MONTH: f"/{MONTH}=([^/]*)/[^/]*$"}
                 keys = ", ".join(f"NULLIF(regexp_extract(filename, {_lit(pat)}, 1), '') AS {k}" for k, pat in pats.items())
             else:
-                glob = f"{root}/{table}/{SHARD_GLOB}"
-                src = (f"read_parquet({_lit(glob)}, hive_partitioning = true, union_by_name = true, "
+                glob = listed or _lit(f"{root}/{table}/{SHARD_GLOB}")
+                src = (f"read_parquet({glob}, hive_partitioning = true, union_by_name = true, "
                        f"hive_types = {{'{PARTITION}': VARCHAR, '{MONTH}': VARCHAR}})")
                 keys = f"{PARTITION}, {MONTH}"
             have = {r[0] for r in con.sql(f"DESCRIBE SELECT * FROM {src}").fetchall()}

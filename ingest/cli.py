@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ingest.reader import MAX_LINE_BYTES
@@ -89,7 +90,7 @@ def ingest_cmd(
         report = ingest(paths, warehouse, workers=workers or None, progress=True, max_line_bytes=max_line_bytes,
                         console=Console(stderr=True), pseudonym_salt=salt, engine=engine, scheduler=scheduler)
     except (WarehouseBusy, WarehouseMismatch) as e:
-        console.print(f"[red]{e}[/red]", highlight=False)
+        console.print(f"[red]{escape(utf8_text(str(e)))}[/red]", highlight=False)
         raise typer.Exit(1) from None
     except RuntimeError as e:  # e.g. --engine dask without dask installed
         console.print(f"[red]ingest failed: {e}[/red]", highlight=False)
@@ -117,11 +118,11 @@ def compact_cmd(
         raise typer.BadParameter("must be ≥ 1", param_hint="--target-mb")
     console = Console()
     try:
-        with Warehouse(warehouse, check_pseudonym=False) as wh:
+        with Warehouse(warehouse, check_pseudonym=False, purpose="compact") as wh:
             got = wh.compact(target_mb << 20)
             notes = wh.recovered
     except WarehouseBusy as e:
-        console.print(f"[red]{e}[/red]", highlight=False)
+        console.print(f"[red]{escape(utf8_text(str(e)))}[/red]", highlight=False)
         raise typer.Exit(1) from None
     except OSError as e:
         console.print(f"[red]compact failed: {e}[/red]", highlight=False)

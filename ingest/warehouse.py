@@ -22,7 +22,10 @@ How a run writes (stack.md's safe pattern):
   next run that opens the warehouse finishes the commit first (roll forward), then removes
   leftover staging folders. Rerunning the same ingest completes the rest.
 - ``_meta/ingest.lock`` (``flock``, released by the kernel when a process dies) keeps two
-  ingests out of one warehouse.
+  ingests (or an ingest and ``paipu compact``) out of one warehouse; the holder writes what it is
+  (command, pid, host, since) into it, and one kept out says so.
+- A shard that is, or lies below, a symlink leading outside the warehouse is skipped with an
+  :class:`OutsideShardWarning` by every reader (:func:`shard_files`) and by ``compact``.
 - Every run leaves ``_meta/ingest_runs/<run_id>.json`` (status ``running`` until it ends; a run
   found still ``running`` by the next one was killed and is marked ``interrupted``) and one row
   in the ``ingest_runs`` table.
@@ -42,7 +45,10 @@ import fcntl
 import hashlib
 import json
 import os
+import platform
 import shutil
+import warnings
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,11 +84,55 @@ def shard_name(prefix: str, part: int) -> str:
 
 
 class WarehouseBusy(RuntimeError):
-    """Another ingest holds the warehouse lock."""
+    """Another ingest or a compaction holds the warehouse lock (the message names which)."""
+
+
+class OutsideShardWarning(UserWarning):
+    """A shard file that is, or lies below, a symlink to a place outside the warehouse (or a
+    dangling one): skipped by every reader and by ``compact``. ``path``: the shard as found;
+    ``target``: where it leads."""
+
+    def __init__(self, path: Path, target: str) -> None:
+        super().__init__(f"skipping {path}: a symlink to {target}, outside the warehouse (or missing)")
+        self.path = path
+        self.target = target
+
+
+def inside(root: Path | str, files: Any) -> tuple[list[Path], list[Path]]:
+    """``files`` split into those that are files inside ``root`` once every symlink is resolved,
+    and the others (each warned about with :class:`OutsideShardWarning`). DuckDB refuses a file
+    outside its allowed folder and fails the whole query; pyarrow would read it silently."""
+    base = os.path.realpath(root) + os.sep
+    ok: list[Path] = []
+    bad: list[Path] = []
+    for f in files:
+        real = os.path.realpath(f)
+        if real.startswith(base) and os.path.isfile(real):
+            ok.append(f)
+        else:
+            bad.append(f)
+            warnings.warn(OutsideShardWarning(f, real), stacklevel=3)
+    return ok, bad
+
+
+def shard_files(root: Path | str, table: str, pattern: str = SHARD_GLOB) -> tuple[list[Path], list[Path]]:
+    """The shard files of ``table`` matching ``pattern`` (sorted): ``(inside, skipped)`` as :func:`inside`."""
+    return inside(root, sorted(Path(root, table).glob(pattern)))
 
 
 class WarehouseMismatch(RuntimeError):
     """The run's pseudonymization does not match what the warehouse already holds."""
+
+
+def _busy(root: Path, lock: Path) -> str:
+    """The message for a warehouse whose lock is held: what holds it, from the lock file."""
+    try:
+        who = json.loads(lock.read_text(encoding="utf-8"))
+        what, pid, host, since = who["purpose"], who["pid"], who["host"], who["since"]
+    except (OSError, ValueError, KeyError, TypeError):  # written by an older paipu, or being written
+        return f"another ingest or a compaction is writing {root} (it holds {lock})"
+    kind = "a compaction" if what == "compact" else "another ingest"
+    return f"{kind} is writing {root}: paipu {what}, pid {pid} on {host}, since {since} (it holds {lock})"
 
 
 def _atomic_json(obj: Any, dest: Path, staging: Path) -> None:
@@ -163,14 +213,19 @@ class Warehouse:
     :param root: the warehouse folder (created if missing).
     :param pseudonym: the salt fingerprint of this run (``Pseudonymizer.fingerprint``), or None
         for plain player ids.
-    :raises WarehouseBusy: on enter, when another ingest writes the same warehouse.
+    :param purpose: what holds the lock (``ingest`` or ``compact``): written into the lock file, so
+        a process kept out names it.
+    :raises WarehouseBusy: on enter, when another ingest or a compaction writes the same warehouse
+        (the message names it: command, pid, host, since when).
     :raises WarehouseMismatch: on enter, when the warehouse holds rows written with another
         pseudonymization.
     :raises OSError: on enter, when the folder or the staging folder beside it cannot be made.
     """
 
-    def __init__(self, root: Path | str, pseudonym: str | None = None, *, check_pseudonym: bool = True) -> None:
+    def __init__(self, root: Path | str, pseudonym: str | None = None, *, check_pseudonym: bool = True,
+                 purpose: str = "ingest") -> None:
         self.root = Path(root).absolute()
+        self.purpose = purpose
         self.staging = self.root.parent / f".{self.root.name}.staging-{os.getpid()}"
         self.pseudonym = pseudonym
         self.check_pseudonym = check_pseudonym
@@ -182,12 +237,18 @@ class Warehouse:
 
     def __enter__(self) -> "Warehouse":
         (self.root / META).mkdir(parents=True, exist_ok=True)
-        self._lock_fh = open(self.root / META / "ingest.lock", "a")
+        lock = self.root / META / "ingest.lock"
+        self._lock_fh = open(lock, "a+", encoding="utf-8")
         try:
             fcntl.flock(self._lock_fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self._lock_fh.close()
-            raise WarehouseBusy(f"another ingest is writing {self.root}") from None
+            raise WarehouseBusy(_busy(self.root, lock)) from None
+        # who holds it, for the message of the next one kept out (the flock itself is the lock)
+        self._lock_fh.truncate(0)
+        self._lock_fh.write(json.dumps({"purpose": self.purpose, "pid": os.getpid(), "host": platform.node(),
+                                        "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}))
+        self._lock_fh.flush()
         try:
             self._open()
         except BaseException:
@@ -237,7 +298,7 @@ class Warehouse:
         """Index the (not compacted) shards in place by source prefix."""
         self.shards = {}
         for t in TABLES:
-            for f in (self.root / t).glob(SHARD_GLOB):
+            for f in shard_files(self.root, t)[0]:
                 if not is_compacted(f.name):
                     self.shards.setdefault(f.name.split("-", 1)[0], set()).add(f)
 
@@ -254,13 +315,12 @@ class Warehouse:
 
         :returns: the number of old shard files moved (0 when there is none).
         """
-        from datetime import datetime, timezone
-
         from ingest.rows import month_of, parse_started_at
 
         moved = 0
-        for vname in sorted({f.parent.name for t in TABLES for f in (self.root / t).glob(OLD_SHARD_GLOB)}):
-            olds = [(t, f) for t in TABLES for f in sorted((self.root / t / vname).glob("*.parquet"))]
+        for vname in sorted({f.parent.name for t in TABLES for f in shard_files(self.root, t, OLD_SHARD_GLOB)[0]}):
+            olds = [(t, f) for t in TABLES
+                    for f in inside(self.root, sorted((self.root / t / vname).glob("*.parquet")))[0]]
 
             def sources(f: Path) -> list[str]:  # the source prefixes whose rows a shard holds
                 rel = f.relative_to(self.root).as_posix()
@@ -407,7 +467,7 @@ class Warehouse:
         for table, schema in TABLES.items():
             out_schema = schema.append(pa.field(SRC, pa.string()))
             for vdir in sorted((self.root / table).glob(f"{PARTITION}=*/{MONTH}=*")):
-                files = sorted(vdir.glob("*.parquet"))
+                files = inside(self.root, sorted(vdir.glob("*.parquet")))[0]  # a link outside stays as it is
                 before += len(files)
                 sizes = {f: f.stat().st_size for f in files}
                 b_before += sum(sizes.values())
@@ -466,8 +526,6 @@ class Warehouse:
 def run_row(record: dict[str, Any]) -> pa.Table:
     """The ``ingest_runs`` row of a run record (``IngestReport.to_json()`` plus status). Paths and
     errors are written through :func:`~replay.record.utf8_text` (a file name need not be UTF-8)."""
-    from datetime import datetime
-
     from replay.record import utf8_text
 
     def ts(v: Any) -> Any:
@@ -497,8 +555,7 @@ def read_rows(root: Path | str, table: str) -> list[dict[str, Any]]:
     shard order (for checks and tests; the analytics read through DuckDB). Shards of the pre-month
     layout read with ``month`` None."""
     rows: list[dict[str, Any]] = []
-    folder = Path(root, table)
-    for f in sorted([*folder.glob(SHARD_GLOB), *folder.glob(OLD_SHARD_GLOB)]):
+    for f in sorted([*shard_files(root, table)[0], *shard_files(root, table, OLD_SHARD_GLOB)[0]]):
         keys = _partitions(f)
         t = pq.read_table(f)
         if SRC in t.column_names:
