@@ -1,9 +1,12 @@
-"""Small statistics for the report, the dashboard and ``paipu tune``: 95% intervals for rates,
-means and differences, and the chi-square tail. Pure Python (no SciPy in the stack).
+"""Statistics for the report, the dashboard and ``paipu tune``: 95% intervals for rates, means and
+differences, chi-square, Poisson and binomial tails, and Benjamini–Hochberg — the intervals and
+tests from kept libraries (statsmodels' Wilson and Newcombe intervals and ``multipletests``, SciPy's
+distributions), the one-line normal intervals of means here.
 
-Every function takes counters or moments that SQL computed (``count``, ``avg``,
-``stddev_samp``) and returns floats; ``None`` where a figure is not defined (nothing to divide
-by, or a spread of one observation).
+Every function takes counters or moments that SQL computed (``count``, ``avg``, ``stddev_samp``)
+and returns floats; ``None`` where a figure is not defined (nothing to divide by, or a spread of one
+observation). SciPy and statsmodels are imported on first use (``import scipy.stats`` takes about a
+second; ``paipu report`` and the pages that never test anything do not pay it).
 
 >>> lo, hi = wilson(50, 100)
 >>> round(lo, 3), round(hi, 3)
@@ -43,17 +46,18 @@ NONE = Interval(None, None, None)
 
 
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float] | tuple[None, None]:
-    """Wilson score interval of a proportion ``k / n`` (good also near 0 and 1 and for small n).
+    """Wilson score interval of a proportion ``k / n`` (good also near 0 and 1 and for small n;
+    ``statsmodels.stats.proportion.proportion_confint(method="wilson")``).
 
     :returns: (lo, hi), or (None, None) when ``n`` is 0.
     """
     if n <= 0:
         return None, None
-    p = k / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, centre - half), min(1.0, centre + half)
+    from scipy.stats import norm
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(k, n, alpha=2 * float(norm.sf(z)), method="wilson")
+    return max(0.0, float(lo)), min(1.0, float(hi))
 
 
 def rate(k: int | None, n: int | None) -> Interval:
@@ -82,17 +86,15 @@ def paired(mean_diff: float | None, sd_diff: float | None, n: int | None) -> Int
 
 
 def diff_rates(k1: int, n1: int, k2: int, n2: int) -> Interval:
-    """``k1/n1 − k2/n2`` of two independent samples with Newcombe's hybrid score interval
-    (method 10: built from the two Wilson intervals)."""
+    """``k1/n1 − k2/n2`` of two independent samples with Newcombe's hybrid score interval (method
+    10, built from the two Wilson intervals; ``statsmodels.stats.proportion.
+    confint_proportions_2indep(method="newcomb")``)."""
     if not n1 or not n2:
         return NONE
-    p1, p2 = k1 / n1, k2 / n2
-    l1, u1 = wilson(k1, n1)
-    l2, u2 = wilson(k2, n2)
-    d = p1 - p2
-    lo = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
-    hi = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
-    return Interval(d, lo, hi)
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    lo, hi = confint_proportions_2indep(k1, n1, k2, n2, method="newcomb", compare="diff", alpha=0.05)
+    return Interval(k1 / n1 - k2 / n2, float(lo), float(hi))
 
 
 def diff_means(m1: float | None, s1: float | None, n1: int | None,
@@ -107,42 +109,9 @@ def diff_means(m1: float | None, s1: float | None, n1: int | None,
     return Interval(d, d - half, d + half)
 
 
-def _gamma_p_series(a: float, x: float) -> float:
-    term = total = 1.0 / a
-    ap = a
-    for _ in range(10_000):
-        ap += 1
-        term *= x / ap
-        total += term
-        if abs(term) < abs(total) * 1e-15:
-            break
-    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
-
-
-def _gamma_q_fraction(a: float, x: float) -> float:
-    # Lentz's continued fraction for the upper regularized incomplete gamma
-    tiny = 1e-300
-    b = x + 1 - a
-    c = 1 / tiny
-    d = 1 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-15:
-            break
-    return h * math.exp(-x + a * math.log(x) - math.lgamma(a))
-
-
 def chi2_sf(x: float, df: int) -> float:
-    """P(χ²(df) ≥ x): the p-value of a chi-square statistic ``x`` with ``df`` degrees of freedom.
+    """P(χ²(df) ≥ x): the p-value of a chi-square statistic ``x`` with ``df`` degrees of freedom
+    (``scipy.stats.chi2.sf``).
 
     :raises ValueError: ``df`` < 1.
     """
@@ -150,10 +119,9 @@ def chi2_sf(x: float, df: int) -> float:
         raise ValueError("df must be at least 1")
     if x <= 0:
         return 1.0
-    a, y = df / 2, x / 2
-    if y < a + 1:
-        return max(0.0, 1.0 - _gamma_p_series(a, y))
-    return min(1.0, _gamma_q_fraction(a, y))
+    from scipy.stats import chi2
+
+    return float(chi2.sf(x, df))
 
 
 def chi_square(observed: list[float], expected: list[float]) -> tuple[float, int, float]:
@@ -169,55 +137,38 @@ def chi_square(observed: list[float], expected: list[float]) -> tuple[float, int
 
 def poisson_sf(k: int, mu: float) -> float:
     """P(X ≥ k) for X ~ Poisson(mu): how surprising ``k`` co-occurrences are when ``mu`` were
-    expected."""
+    expected (``scipy.stats.poisson.sf(k − 1, mu)``: the upper tail itself, never 1 − cdf)."""
     if k <= 0:
         return 1.0
     if mu <= 0:
         return 0.0
-    # the upper tail summed directly (1 − cdf would round tiny tails to 0)
-    log_mu = math.log(mu)
-    total = 0.0
-    i = k
-    while True:
-        term = math.exp(-mu + i * log_mu - math.lgamma(i + 1))
-        total += term
-        if i > mu and term < total * 1e-16:
-            break
-        i += 1
-    return min(1.0, total)
+    from scipy.stats import poisson
+
+    return float(poisson.sf(k - 1, mu))
 
 
 def binom_sf(k: int, n: int, p: float) -> float:
-    """P(X ≥ k) for X ~ Binomial(n, p)."""
+    """P(X ≥ k) for X ~ Binomial(n, p) (``scipy.stats.binom.sf(k − 1, n, p)``)."""
     if k <= 0:
         return 1.0
-    if k > n:
-        return 0.0
-    if p <= 0:
+    if k > n or p <= 0:
         return 0.0
     if p >= 1:
         return 1.0
-    lp, lq = math.log(p), math.log1p(-p)
-    total = 0.0
-    for i in range(k, n + 1):
-        total += math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq)
-    return min(1.0, total)
+    from scipy.stats import binom
+
+    return float(binom.sf(k - 1, n, p))
 
 
 def bh_flags(p_values: list[float], q: float = 0.05) -> list[bool]:
     """Benjamini–Hochberg: which of ``p_values`` stand out when at most a share ``q`` of the flagged
-    ones may be false leads (for ranking many pairs at once).
+    ones may be false leads (``statsmodels.stats.multitest.multipletests(method="fdr_bh")``).
 
     >>> bh_flags([0.001, 0.02, 0.04, 0.5], q=0.05)
     [True, True, False, False]
     """
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    cut = 0
-    for rank, i in enumerate(order, start=1):
-        if p_values[i] <= rank / m * q:
-            cut = rank
-    flagged = [False] * m
-    for i in order[:cut]:
-        flagged[i] = True
-    return flagged
+    if not p_values:
+        return []
+    from statsmodels.stats.multitest import multipletests
+
+    return [bool(x) for x in multipletests(p_values, alpha=q, method="fdr_bh")[0]]

@@ -78,9 +78,20 @@ def _expand(paths: list[Path]) -> list[Path]:
     return out
 
 
+def _verdict_json(res: Any) -> Any:
+    """The spec §6 verdict, plus ``explain`` (:func:`replay.explain.explain_outcome`: the computed
+    split, the worked sum and the term that differs) when the settlement is disputed."""
+    from replay.explain import explain_outcome
+
+    ex = None if res.verdict.valid else explain_outcome(res)
+    if ex is None:
+        return res.verdict
+    return {**msgspec.to_builtins(res.verdict), "explain": ex}
+
+
 def validate_cmd(
     files: list[Path] = typer.Argument(..., help="paipu/1 JSON Lines files (.jsonl, .jsonl.gz, .jsonl.zst) or folders of them"),
-    as_json: bool = typer.Option(False, "--json", help="one spec §6 verdict JSON object per line"),
+    as_json: bool = typer.Option(False, "--json", help="one spec §6 verdict JSON object per line (with `explain` for a disputed settlement)"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="print only invalid games and the totals"),
 ) -> None:
     """Replay every game and print one verdict per game. Exit 0 all valid, 1 any invalid, 2 usage error."""
@@ -94,11 +105,12 @@ def validate_cmd(
     for f in files:
         where = utf8_text(str(f))  # a file name need not be UTF-8; a strict stdout would stop here
         for line_no, raw in iter_lines(f):
-            v = replay_line(raw).verdict
+            res = replay_line(raw)
+            v = res.verdict
             n += 1
             bad += not v.valid
             if as_json:
-                out.write(msgspec.json.encode(v).decode() + "\n")
+                out.write(msgspec.json.encode(_verdict_json(res)).decode() + "\n")
             elif not v.valid or not quiet:
                 if v.valid:
                     c = v.computed or {}
