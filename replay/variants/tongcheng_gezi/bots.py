@@ -17,70 +17,94 @@ from replay.variants.tongcheng_gezi import scoring as sc
 from replay.bots import RandomBot as _RandomBot
 
 
+# Per character: 3 + 0.3 × the 坎 bonus, and its 句 as (second, third, 3 + 0.3 × red) — the sums
+# shape_value adds first, in the same order, so the values are the same floats as spelt out.
+_KAN_V = tuple(3.0 + 0.3 * sc.GROUP_BONUS["kan"][0 if sc.RED_CHAR[i] else 1] for i in range(sc.N_CHARS))
+_JU_V = tuple(tuple((j[1], j[2], 3.0 + 0.3 * (j in sc.JU_RED)) for j in sc.JU_FROM[i]) for i in range(sc.N_CHARS))
+
+
 @lru_cache(maxsize=1_000_000)
 def shape_value(counts: tuple[int, ...]) -> float:
     """Heuristic worth of concealed cards as 22 character counts: a complete group (句, 坎) 3 plus
     a little for its 個子 bonus, a pair 1.3, two of one 句 1.0, a single 0. Lowest character first;
     a character that can open a complete group is only tried in complete groups (keeps it fast)."""
     i = 0
-    while i < len(counts) and not counts[i]:
+    for c in counts:
+        if c:
+            break
         i += 1
-    if i == len(counts):
+    else:
         return 0.0
+    ci = counts[i]
     best = -1.0
-    if counts[i] >= 3:
+    if ci >= 3:
         r = list(counts)
-        r[i] -= 3
-        best = 3.0 + 0.3 * sc.GROUP_BONUS["kan"][0 if sc.RED_CHAR[i] else 1] + shape_value(tuple(r))
-    for j in sc.JU_FROM[i]:
-        if counts[j[1]] and counts[j[2]]:
+        r[i] = ci - 3
+        best = _KAN_V[i] + shape_value(tuple(r))
+    for a, b, v in _JU_V[i]:
+        if counts[a] and counts[b]:
             r = list(counts)
-            r[i] -= 1
-            r[j[1]] -= 1
-            r[j[2]] -= 1
-            best = max(best, 3.0 + 0.3 * (j in sc.JU_RED) + shape_value(tuple(r)))
+            r[i] = ci - 1
+            r[a] -= 1
+            r[b] -= 1
+            x = v + shape_value(tuple(r))
+            if x > best:
+                best = x
     if best >= 0:
         return best
     r = list(counts)
-    r[i] -= 1
+    r[i] = ci - 1
     best = shape_value(tuple(r))  # i as a single
-    if counts[i] >= 2:
-        r[i] -= 1
-        best = max(best, 1.3 + shape_value(tuple(r)))
-        r[i] += 1
+    if ci >= 2:
+        r[i] = ci - 2
+        x = 1.3 + shape_value(tuple(r))
+        if x > best:
+            best = x
+        r[i] = ci - 1
     for b in sc.HALF_PARTNERS[i]:
         if counts[b]:
             r[b] -= 1
-            best = max(best, 1.0 + shape_value(tuple(r)))
+            x = 1.0 + shape_value(tuple(r))
+            if x > best:
+                best = x
             r[b] += 1
     return best
 
 
-def _gezi_value(state, seat: int, gezi_cards: int) -> float:
+def _meld_gezi(state, seat: int) -> int:
+    """個子 of the seat's melds (as the bot counts them: at the default 碰 value)."""
+    return sum(sc.group_gezi(k, c) for k, c in state.melds[seat])
+
+
+def _gezi_value(state, gezi_cards: int, meld_gezi: int) -> float:
     """Worth of the 個子 held (cards in hand + melds) toward the table's minimum."""
-    gezi = gezi_cards + sum(sc.group_gezi(k, c) for k, c in state.melds[seat])
+    gezi = gezi_cards + meld_gezi
     return 0.35 * min(gezi, sc.MIN_GEZI[state.n] + 2) + 0.05 * gezi
 
 
 def hand_value(state, seat: int, hand: list[int]) -> float:
     """Shape of ``hand`` (27 kinds) plus the 個子 it holds toward the table's minimum."""
     gezi = sum(sc.CARD_GEZI[k] * n for k, n in enumerate(hand))
-    return shape_value(tuple(sc.chars_of(hand))) + _gezi_value(state, seat, gezi)
+    return shape_value(tuple(sc.chars_of(hand))) + _gezi_value(state, gezi, _meld_gezi(state, seat))
 
 
 def best_discard_value(state, seat: int, hand: list[int]) -> float:
     """:func:`hand_value` of ``hand`` after its best discard (one shape search per character)."""
     chars = sc.chars_of(hand)
-    gezi = sum(sc.CARD_GEZI[k] * n for k, n in enumerate(hand))
+    held = sum(sc.CARD_GEZI[k] * n for k, n in enumerate(hand)) + _meld_gezi(state, seat)
+    cap = sc.MIN_GEZI[state.n] + 2
     best = -1e9
-    for ch in range(sc.N_CHARS):
+    for ch, kinds in enumerate(sc.KINDS_OF):
         if not chars[ch]:
             continue
         chars[ch] -= 1
         shape = shape_value(tuple(chars))
         chars[ch] += 1
-        lost = min(sc.CARD_GEZI[k] for k in sc.KINDS_OF[ch] if hand[k])
-        best = max(best, shape + _gezi_value(state, seat, gezi - lost))
+        lost = sc.CARD_GEZI[kinds[0]] if len(kinds) == 1 else min(sc.CARD_GEZI[k] for k in kinds if hand[k])
+        g = held - lost  # _gezi_value inlined (the same sums in the same order)
+        v = shape + (0.35 * min(g, cap) + 0.05 * g)
+        if v > best:
+            best = v
     return best
 
 
@@ -116,6 +140,7 @@ class HeuristicBot:
                     return e
         chars = sc.chars_of(hand)
         gezi = sum(sc.CARD_GEZI[k] * n for k, n in enumerate(hand))
+        melds = _meld_gezi(state, seat)
         shape: dict[int, float] = {}
         best, best_v = None, -1e9
         for e in events:
@@ -127,7 +152,7 @@ class HeuristicBot:
                 chars[ch] -= 1
                 shape[ch] = shape_value(tuple(chars))
                 chars[ch] += 1
-            v = shape[ch] + _gezi_value(state, seat, gezi - sc.CARD_GEZI[k]) + 0.01 * self.rng.random()
+            v = shape[ch] + _gezi_value(state, gezi - sc.CARD_GEZI[k], melds) + 0.01 * self.rng.random()
             if v > best_v:
                 best, best_v = e, v
         assert best is not None
