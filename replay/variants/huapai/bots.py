@@ -32,26 +32,29 @@ def _searcher(jing: frozenset[int]):
           for c in range(22)]
     pair = [1.3 + (0.6 if c in jing else 0) for c in range(22)]
     partners = [[(_BITS * k, one[c] + one[k]) for k in sc.TT_PARTNERS[c]] for c in range(22)]
-    single = [c in jing for c in range(22)]
+    # per character: its shift, the mask clearing it, 精?, alike / 句 / pair / 聽頭-partner moves
+    tab = [(_BITS * c, ~(7 << (_BITS * c)), c in jing, alike[c], ju[c], pair[c], 2 * one[c], partners[c])
+           for c in range(22)]
     memo: dict[int, float] = {0: 0.0}
+    get = memo.get
 
     def search(x: int) -> float:
-        v = memo.get(x)
+        v = get(x)
         if v is not None:
             return v
-        i = ((x & -x).bit_length() - 1) // _BITS
-        sh = _BITS * i
+        sh, clear, single, alike_i, ju_i, pair_i, two, partners_i = tab[((x & -x).bit_length() - 1) // _BITS]
         r = (x >> sh) & 7
-        best = search(x & ~(7 << sh)) + (0.3 * r if single[i] else 0.0)  # every copy of i single
-        for n, d, a in alike[i]:
-            if r >= n and (v := a + search(x - d)) > best:
-                best = v
-        for s1, s2, d, a in ju[i]:
+        best = search(x & clear) + (0.3 * r if single else 0.0)  # every copy of this character single
+        if r >= 3:
+            for n, d, a in alike_i:
+                if r >= n and (v := a + search(x - d)) > best:
+                    best = v
+        for s1, s2, d, a in ju_i:
             if (x >> s1) & 7 and (x >> s2) & 7 and (v := a + search(x - d)) > best:
                 best = v
-        if r >= 2 and (v := pair[i] + search(x - 2 * one[i])) > best:
+        if r >= 2 and (v := pair_i + search(x - two)) > best:
             best = v
-        for sk, d in partners[i]:
+        for sk, d in partners_i:
             if (x >> sk) & 7 and (v := 1.0 + search(x - d)) > best:
                 best = v
         if len(memo) >= _MEMO_MAX:
@@ -70,20 +73,27 @@ def shape_value(chars: tuple[int, ...], jing: frozenset[int]) -> float:
     return _searcher(jing)(sum(n << (_BITS * c) for c, n in enumerate(chars)))
 
 
+@lru_cache(maxsize=None)
+def _kind_table(jing: frozenset[int], lai: int | None) -> tuple[tuple[int, bool, bool], ...]:
+    """Per kind of the deck: (its character's shift in a packed count, a 花 精?, the 賴?)."""
+    n = sc.N_KIND + (lai is not None)
+    return tuple((0, False, True) if k == lai else (_BITS * sc.KCHAR[k], sc.KHUA[k] and sc.KCHAR[k] in jing, False)
+                 for k in range(n))
+
+
 def hand_value(state, counts: list[int]) -> float:
     """Worth of a concealed hand (count vector over the deck): shape, plus 花 精 kept and 賴 held."""
     jing = state.cfg.jing
     x = 0  # packed character counts (see _searcher)
     bonus = 0.0
-    for k, n in enumerate(counts):
+    for (sh, hua_jing, lai), n in zip(_kind_table(jing, state.lai), counts):
         if not n:
             continue
-        if k == state.lai:
+        if lai:
             bonus += 2.5 * n
             continue
-        ch = sc.KCHAR[k]
-        x += n << (_BITS * ch)
-        if sc.KHUA[k] and ch in jing:
+        x += n << sh
+        if hua_jing:
             bonus += 0.2 * n
     return _searcher(jing)(x) + bonus
 
