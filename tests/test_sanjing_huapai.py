@@ -29,8 +29,13 @@ V = "sanjing_huapai"
 
 
 # -- helpers shared by the family's test files ------------------------------------------------
-def sim(variant: str, n: int, seed: int, bots: str = "heuristic") -> list[Record]:
-    return list(simulator.simulate(variant, n, seed, bots))
+def sim(variant: str, n: int, seed: int, bots: str = "heuristic", rules: dict | None = None) -> list[Record]:
+    return list(simulator.simulate(variant, n, seed, bots, rules))
+
+
+# every option away from its default (docs/rules/huapai.md §Options)
+OFF_DEFAULT = {"zhu_jing_tie": "deck_order", "dui_hu": "half", "tingtou_jing": "count", "zha_in_hand": "eight_groups",
+               "fan_from_hand": "yes", "bu_pai_empty": "huang", "lai_hu": "gongan"}
 
 
 def verdict(rec: Record):
@@ -132,6 +137,11 @@ def test_random_simulation_valid():
     check_sims(sim(V, 100, 12, "random"))
 
 
+def test_off_default_simulation_valid():
+    assert check_sims(sim(V, 80, 13, rules=OFF_DEFAULT)) >= 0.5
+    check_sims(sim(V, 80, 14, "random", rules=OFF_DEFAULT))
+
+
 # -- 2. known answers: 精 figures (002 §3 計胡規則) -------------------------------------------
 # (group cards, kind, 胡 as 主精, 胡 as a non-主精 character)
 JING_FIGURES = [
@@ -193,6 +203,8 @@ def test_threshold_16_and_17():
     # 七七七 主精 坎 10 + 上/大/人 坎 2+2+2 = 16; 聽頭 孔孔
     out = case(hand=list("七七七上上上大大大人人人孔"), win_card="孔")
     assert out["points"] == 16 and out["win"] is False and "17" in out["reason"]
+    # the refusal carries its best split (RuleViolation.detail): groups as for a win
+    assert sum(g["points"] for g in out["groups"]) == 16 and group(out, "kan", ["七", "七", "七"])["points"] == 10
     out = case(hand=list("七七七上上上大大大人人人可知禮孔"), win_card="孔")  # + red 句 可知禮 1
     assert out["points"] == 17 and out["win"] is True and out["units"] == 1
 
@@ -361,6 +373,127 @@ def test_third_dui_makes_its_seat_pay(monkeypatch):
         bad = msgspec.structs.replace(r, result=msgspec.structs.replace(res, bao=other))
         assert first_error(bad)[0] == "result_mismatch"
     assert found >= 3
+
+
+# -- 2. issue 14: open readings as rule options (docs/rules/huapai.md §Options) ----------------
+QI_FAN = ["七", "七", "七", "花七", "花七"]  # 七 泛 3素2花: 精泛 28, 56 as 主精
+
+
+def test_zha_in_hand_option():
+    # the issue's example: an undeclared 泛 of 七 counts 56 (group) ...
+    out = case(hand=QI_FAN + ["上"], win_card="上")
+    assert (out["win"], out["points"], out["units"]) == (True, 56, 8) and group(out, "fan", QI_FAN)["points"] == 56
+    # ... or is no group, and 七七七 坎 + 花七花七 + 上上 leave two 聽頭: no split at all
+    out = case(hand=QI_FAN + ["上"], win_card="上", rules={"zha_in_hand": "eight_groups"})
+    assert (out["win"], out["points"], out["groups"]) == (False, None, []) and "句 or 坎" in out["reason"]
+    # a 26-card hand of 7 groups: 七 泛 56 + 九 扎 (black) 2 + 上/大/人 坎 2 each + 可知禮 1 + 孔孔孔 坎 1,
+    # 聽頭 乙己 (better than 孔乙己 0 + 聽頭 孔孔)
+    hand = QI_FAN + ["九", "九", "九", "花九"] + list("上上上大大大人人人可知禮孔乙己孔")
+    assert len(hand) + 1 == 26
+    out = case(hand=hand, win_card="孔")
+    assert (out["points"], out["units"]) == (66, 10) and group(out, "zha", ["九", "九", "九", "花九"])["points"] == 2
+    assert case(hand=hand, win_card="孔", rules={"zha_in_hand": "eight_groups"})["win"] is False
+    # a declared 泛 is a group under either reading: 7 groups of 3 + the 開泛 on the table
+    melds = [{"kind": "kai_fan", "cards": QI_FAN}]
+    for mode in ("group", "eight_groups"):
+        out = case(hand=["上"], win_card="上", melds=melds, rules={"zha_in_hand": mode})
+        assert (out["win"], out["points"]) == (True, 56)
+
+
+def test_dui_hu_default_is_a_kan():
+    # 對 of 上上上 (red): a 坎 shown, 2 (kan) or 1 (half); 主精 七 坎 10 + 上大人 1 + 可知禮 1 + 聽頭 beside
+    melds = [{"kind": "dui", "cards": ["上", "上", "上"]}]
+    hand = list("七七七大大大人人人可知禮孔")
+    assert case(hand=hand, win_card="孔", melds=melds)["points"] == 10 + 2 + 2 + 2 + 1
+    out = case(hand=hand, win_card="孔", melds=melds, rules={"dui_hu": "half"})
+    assert (out["points"], out["win"]) == (16, False)
+
+
+def play(rec: Record, events: list[Event], before=None):
+    """Apply ``events`` to a fresh state; ``before(state, i)`` runs before event ``i``. Returns
+    (state, None) or (state, RuleViolation)."""
+    spec = variants.get(rec.variant)
+    st_ = spec.state(rec, make_ruleset(spec.id, spec.options, rec.rules))
+    for i, ev in enumerate(events):
+        if before is not None:
+            before(st_, i)
+        st_.step = i
+        try:
+            st_.apply(ev)
+        except RuleViolation as e:
+            return st_, e
+    return st_, None
+
+
+def test_fan_from_hand_option_drawn_fifth():
+    # seat 1 holds 七七七花七 (never declared: 請統 passed) and draws the 5th
+    rec = crafted(V, {0: ["上"], 1: ["七", "七", "七", "花七"]}, front=["花七"], back=["大", "人"], no_four_but={1})
+    head = [Event(seat=1, act="pass"), Event(seat=0, act="discard", card="上"), Event(seat=1, act="draw", card="花七")]
+    kai_fan = Event(seat=1, act="kai_fan", card="花七", cards=["七", "七", "七", "花七"])
+    tails = [Event(seat=1, act="draw", card="人", tail=True), Event(seat=1, act="draw", card="大", tail=True)]
+    st_, err = run(rec, head[:3])
+    assert err is None and not [e for e in st_.legal_events() if e.act == "kai_fan"]  # default: 扎 only
+    assert [e.cards for e in st_.legal_events() if e.act == "zha"]
+    _, err = run(rec, head + [kai_fan])
+    assert (err.code, err.step, err.rule) == ("illegal_action", 3, f"{V}.kai_fan")
+    yes = msgspec.structs.replace(rec, rules={"fan_from_hand": "yes"})
+    st_, err = run(yes, head + [kai_fan] + tails)
+    qi = rec_kinds(rec, QI_FAN)
+    assert err is None and st_.melds[1] == [("kai_fan", tuple(sorted(qi)))] and st_.phase.value == "discard"
+    assert st_.wall_left == 34 - 1 - 2 and not any(st_.hands[1][k] for k in qi)
+    # the second replacement is owed too: a discard after one is illegal_action bu_pai
+    _, err = run(yes, head + [kai_fan, tails[0], Event(seat=1, act="discard", card="人")])
+    assert (err.code, err.step, err.rule) == ("illegal_action", 5, f"{V}.bu_pai")
+
+
+def test_fan_from_hand_option_dealt_five():
+    # 末家 (seat 2) is dealt 七 ×5: 請統 開泛 of the five, two replacements from the 牌底
+    rec = crafted(V, {2: QI_FAN}, back=["大", "人"], no_four_but={2})
+    kai_fan = Event(seat=2, act="kai_fan", cards=QI_FAN)
+    _, err = run(rec, [kai_fan])
+    assert (err.code, err.step, err.rule) == ("illegal_action", 0, f"{V}.qing_tong")
+    st_, err = run(msgspec.structs.replace(rec, rules={"fan_from_hand": "yes"}), [
+        kai_fan, Event(seat=2, act="draw", card="人", tail=True), Event(seat=2, act="draw", card="大", tail=True),
+        Event(seat=0, act="discard", card=rec.deal.hands[0][0])])
+    assert err is None and st_.melds[2] == [("kai_fan", tuple(sorted(rec_kinds(rec, QI_FAN))))]
+
+
+def empty_wall(at: int):
+    """A ``before`` hook that empties the wall but for its last card (drawn at step ``at``), or
+    wholly from step ``at`` when ``at`` < 0 (its absolute value)."""
+    def hook(st_, i):
+        if i == abs(at):
+            st_.front = st_.back - (1 if at > 0 else 0)
+    return hook
+
+
+def test_bu_pai_empty_option_zha():
+    # seat 1 holds 孔孔孔 and draws the wall's last card, a 孔: 扎 needs a replacement from the 牌底
+    rec = crafted(V, {0: ["上"], 1: ["孔", "孔", "孔"]}, back=["孔"], no_four_but=set())
+    evs = [Event(seat=0, act="discard", card="上"), Event(seat=1, act="draw", card="孔"),
+           Event(seat=1, act="zha", card="孔", cards=["孔", "孔", "孔"])]
+    st_, err = play(rec, evs[:2], empty_wall(1))
+    assert err is None and st_.wall_left == 0 and not [e for e in st_.legal_events() if e.act == "zha"]
+    st_, err = play(rec, evs, empty_wall(1))
+    assert (err.code, err.step, err.rule) == ("illegal_action", 2, f"{V}.bu_pai_empty")
+    st_, err = play(msgspec.structs.replace(rec, rules={"bu_pai_empty": "huang"}), evs, empty_wall(1))
+    assert err is None and st_.result()["outcome"] == "draw" and st_.melds[1][0][0] == "zha"
+
+
+def test_bu_pai_empty_option_zhao():
+    # the dealer's discard of 孔 with the wall empty: seat 1's 招 owes a front replacement
+    rec = crafted(V, {0: ["孔"], 1: ["孔", "孔", "孔"]}, no_four_but=set())
+    evs = [Event(seat=0, act="discard", card="孔"), Event(seat=1, act="zhao", card="孔", cards=["孔", "孔", "孔"])]
+    st_, err = play(rec, evs, empty_wall(-1))
+    assert (err.code, err.step, err.rule) == ("illegal_action", 1, f"{V}.bu_pai_empty")
+    st_, err = play(msgspec.structs.replace(rec, rules={"bu_pai_empty": "huang"}), evs, empty_wall(-1))
+    assert err is None and st_.result()["outcome"] == "draw" and st_.melds[1][0][0] == "zhao"
+
+
+def test_no_win_on_the_dealt_hand():
+    # 天胡 is not in the seed (decision 6): a `win_card: null` case is the dealer's start window
+    out = case(hand=list("七七七上上上大大大人人人可知禮孔孔"), win_card=None)
+    assert out["win"] is False and "自摸 and 放銃" in out["reason"]
 
 
 # -- 3. tamper tests on valid simulated logs ---------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 
 from replay.record import Event
 from replay.replayer import replay_line
-from test_sanjing_huapai import case, check_sims, crafted, group, run, sim
+from test_sanjing_huapai import OFF_DEFAULT, case, check_sims, crafted, group, run, sim
 
 V = "shuangbiegan_huapai"
 
@@ -37,6 +37,11 @@ def test_heuristic_simulation_valid_and_mostly_won(heuristic_games):
 
 def test_random_simulation_valid():
     check_sims(sim(V, 100, 32, "random"))
+
+
+def test_off_default_simulation_valid():
+    assert check_sims(sim(V, 80, 33, rules=OFF_DEFAULT)) >= 0.5
+    check_sims(sim(V, 80, 34, "random", rules=OFF_DEFAULT))
 
 
 def test_lai_takes_the_best_jing():
@@ -72,3 +77,20 @@ def test_lai_is_never_claimed():
     assert err is None and not [o for o in st_.window.options if o.act != "hu"]
     _, err = run(rec, [Event(seat=0, act="discard", card="賴"), Event(seat=1, act="dui", card="賴", cards=["賴", "三"])])
     assert (err.code, err.step, err.rule) == ("illegal_action", 1, f"{V}.dui")
+
+
+@pytest.mark.parametrize("cards,kind,hua,gongan", [
+    (["花七", "花七", "賴"], "kan", 16, 18),  # 坎 2花1賴: 5 + 3 花 = 8 (hua) or 9 (公安), ×2 as 主精
+    (["花七", "賴", "賴"], "kan", 16, 24),  # 坎 1花2賴: 8 or 12
+    (["七", "花七", "花七", "賴", "賴"], "fan", 72, 96),  # 七穿 1素2花2賴: 20 + 4·4 = 36, or 4 × 12 = 48
+    (["七", "花七", "花七", "賴"], "zha", 32, 36),  # 扎 1素2花1賴: 10 + 2·3 = 16, or 2 × 9 (its best three 2花1賴)
+    (["七", "七", "花七"], "kan", 12, 12),  # no 賴: the seed's 2素1花 6 either way
+])
+def test_lai_hu_option(cards, kind, hua, gongan):
+    # the 七 group is the only 精 held (主精, doubled); the 聽頭 上上 brings nothing (issue 14: 96, 18, 24 vs 72, 16, 16)
+    for value, want in (("hua", hua), ("gongan", gongan)):
+        out = case(V, hand=cards + ["上"], win_card="上", rules={"lai_hu": value})
+        assert out["points"] == want and group(out, kind, cards)["points"] == want, (value, out["groups"])
+    # a 賴 in a 句 is a 花 copy under both: 化賴千 = 2, ×2
+    out = case(V, hand=["化", "賴", "千", "上"], win_card="上", rules={"lai_hu": "gongan"})
+    assert group(out, "ju", ["化", "賴", "千"])["points"] == 4

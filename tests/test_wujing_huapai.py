@@ -8,7 +8,7 @@ from collections import Counter
 import msgspec
 import pytest
 
-from test_sanjing_huapai import case, check_sims, first_error, group, sim
+from test_sanjing_huapai import OFF_DEFAULT, case, check_sims, first_error, group, sim
 
 V = "wujing_huapai"
 
@@ -26,6 +26,11 @@ def test_heuristic_simulation_valid_and_mostly_won(heuristic_games):
 
 def test_random_simulation_valid():
     check_sims(sim(V, 100, 22, "random"))
+
+
+def test_off_default_simulation_valid():
+    assert check_sims(sim(V, 80, 23, rules=OFF_DEFAULT)) >= 0.5
+    check_sims(sim(V, 80, 24, "random", rules=OFF_DEFAULT))
 
 
 def test_yi_and_jiu_are_jing():

@@ -3,14 +3,14 @@
 variants differ by deck (110, or 112 with two 賴) and by their 精 (三五七 or 乙三五七九).
 
 Files by role: ``options.py`` (rule options), ``scoring.py`` (shapes, 胡 with 精 and 主精, best
-split, 分, waits), ``state.py`` (the game: 請統, 對/招/扎/開泛, replacements, settlement with 承包),
-``bots.py`` (simulator players). Each variant folder holds only its ``SPEC`` and ``BOTS``.
+split, 分), ``state.py`` (the game: 請統, 對/招/扎/開泛, replacements, settlement with 承包),
+``cases.py`` (spec §8 score cases as engine positions, and back), ``bots.py`` (simulator players). Each variant folder holds only its ``SPEC`` and ``BOTS``.
 Rules doc: ``docs/rules/huapai.md``.
 """
 
 from __future__ import annotations
 
-from replay.cards import HUAPAI_CHARS, Deck
+from replay.cards import Deck
 from replay.variants import _BASE, VariantSpec
 from replay.variants.huapai.options import OPTIONS
 
@@ -30,15 +30,13 @@ def make_spec(variant: str, deck: Deck, jing: str) -> VariantSpec:
 
         return HuapaiState(record, ruleset, variant, deck, jing)
 
-    def scorer(case, ruleset):
-        from replay.variants.huapai import scoring as sc
+    def position(case, ruleset):  # spec §8: the case judged by the engine itself (replay/judge.py)
+        from replay.variants.huapai.cases import position as pos
 
-        cfg = sc.Cfg(deck, frozenset(HUAPAI_CHARS.index(c) for c in jing), ruleset["dui_hu"],
-                     ruleset["zhu_jing_tie"], ruleset["tingtou_jing"])
-        return sc.score_case(case, ruleset, cfg)
+        return pos(case, ruleset, state)
 
     return VariantSpec(
         id=variant, seed=SEED, deck=deck, players=(3,), acts=ACTS, options=OPTIONS, state=state,
         hand_sizes=lambda n: (26, 25),  # 002 §三精花牌: 三人玩牌，每人起牌25張，莊家起26張
-        scorer=scorer,
+        position=position,
     )

@@ -156,7 +156,7 @@ class HeuristicBot:
 
     def claim(self, state, seat: int, opt: Option) -> Event | None:
         flowers = lambda e: sum(c.startswith("花") for c in e.cards or [])  # noqa: E731
-        if opt.act in ("hu", "zhao", "zha"):
+        if opt.act in ("hu", "zhao", "zha", "kai_fan"):  # kai_fan here: five dealt, at 請統 (fan_from_hand=yes)
             return max(opt.events, key=flowers)
         if opt.act == "dui" and state.dui_count[seat] < 2:
             counts = list(state.hands[seat])

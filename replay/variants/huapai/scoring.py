@@ -1,5 +1,5 @@
 """花牌 hand scoring shared by sanjing_huapai, wujing_huapai and shuangbiegan_huapai: 句 and
-聽頭 shapes, the 胡 of every group with 精 and 主精, the best split, 分 and waits.
+聽頭 shapes, the 胡 of every group with 精 and 主精, the best split and 分.
 
 Cards are kind indices of :data:`replay.cards.HUAPAI` (27 kinds, deck order: each of 乙三五七九
 a plain kind followed by its 花 kind) or :data:`replay.cards.HUAPAI_LAI` (+ ``賴`` = 27). Hands
@@ -13,6 +13,9 @@ the same text):
   精坎 5/6/7; 精扎 12/14; 精泛 28; 主精 doubles). Minimum 17: 002 §4.
 - 分: 002 §5 計分規則 (17 胡 = 1 分, 逢5進1).
 - 賴 (雙別桿 only): 002 §雙別桿花牌 定精方法 (賴子可作為任一精, 代花三五七).
+- Rule options read here (docs/rules/huapai.md): ``dui_hu``, ``zhu_jing_tie``, ``tingtou_jing``,
+  ``zha_in_hand`` (four / five alike in hand as 扎 / 泛, or only 句 and 坎 in hand) and ``lai_hu``
+  (a 賴 as a 花 copy, or the 公安 values of all-flowered 精 groups).
 """
 
 from __future__ import annotations
@@ -36,6 +39,15 @@ KHUA: tuple[bool, ...] = tuple(c.startswith("花") for c in HUAPAI.codes)
 PLAIN: dict[int, int] = {ch: HUAPAI.codes.index(HUAPAI_CHARS[ch]) for ch in range(len(HUAPAI_CHARS))}  # char -> plain kind
 HUA: dict[int, int] = {KCHAR[k]: k for k in range(N_KIND) if KHUA[k]}  # char -> 花 kind
 RED: frozenset[int] = frozenset(HUAPAI_CHARS.index(c) for c in HUAPAI_RED)
+# Under ``lai_hu=gongan`` a 賴 read as a 精 keeps a search kind of its own (its value differs from
+# a flowered copy's): one slot per flowered character after the 27 natural kinds. S* tables cover
+# natural kinds and slots; a slot is a 花 copy of its character for shapes, 句 and 聽頭.
+LAI_SLOT: dict[int, int] = {ch: N_KIND + i for i, ch in enumerate(sorted(HUA, key=lambda c: PLAIN[c]))}
+SKCHAR: tuple[int, ...] = KCHAR + tuple(sorted(LAI_SLOT, key=LAI_SLOT.__getitem__))
+SKHUA: tuple[bool, ...] = KHUA + (True,) * len(LAI_SLOT)
+# The search takes the lowest character first; natural kinds are in character order already, a
+# slot goes right after its character's kinds.
+SORDER: tuple[int, ...] = tuple(sorted(range(len(SKCHAR)), key=lambda x: (SKCHAR[x], x)))
 
 
 def _ju_types() -> tuple[tuple[int, int, int], ...]:
@@ -57,6 +69,11 @@ ALIKE = {3: "kan", 4: "zha", 5: "fan"}
 JING_BASE = {3: 5, 4: 10, 5: 20}
 JING_STEP = {3: 1, 4: 2, 5: 4}
 RED_ALIKE = {3: 2, 4: 4, 5: 8}  # 002 §3: 紅字1坎是2個胡，1扎是4個胡，1泛是8個胡，黑字全部減半
+# lai_hu=gongan: a 精坎 without a 素 copy (only with a 賴), keyed (花, 賴): the public 公安 engine's
+# 2花1賴 9 and 1花2賴 12 (issue 14: 18 and 24 as 主精). Every other 精坎 as the seed's 5 + 花.
+GONGAN_KAN = {(2, 1): 9, (1, 2): 12}
+# Alike group sizes a concealed hand may hold, by option zha_in_hand.
+HAND_ALIKE = {"group": (3, 4, 5), "eight_groups": (3,)}
 
 
 @dataclass(frozen=True)
@@ -66,7 +83,8 @@ class Cfg:
     :param deck: HUAPAI or HUAPAI_LAI. :param jing: the 精 characters (indices into HUAPAI_CHARS).
     :param dui_hu: rule option ``dui_hu`` (``kan`` or ``half``). :param zhu_jing_tie: option
         ``zhu_jing_tie`` (``best`` or ``deck_order``). :param tingtou_jing: option ``tingtou_jing``
-        (``zero`` or ``count``).
+        (``zero`` or ``count``). :param zha_in_hand: option ``zha_in_hand`` (``group`` or
+        ``eight_groups``). :param lai_hu: option ``lai_hu`` (``hua`` or ``gongan``).
     """
 
     deck: Deck = field(compare=False, hash=False)  # the search never reads it: kinds 0..26 are shared
@@ -74,20 +92,31 @@ class Cfg:
     dui_hu: str = "kan"
     zhu_jing_tie: str = "best"
     tingtou_jing: str = "zero"
+    zha_in_hand: str = "group"
+    lai_hu: str = "hua"
 
     @property
     def jing_order(self) -> tuple[int, ...]:
         return tuple(sorted(self.jing, key=lambda c: PLAIN[c]))
 
 
-def alike_points(ch: int, n: int, hua: int, main: int | None, jing: frozenset[int]) -> int:
-    """胡 of ``n`` (3 坎, 4 扎/招, 5 泛) alike cards of character ``ch`` holding ``hua`` 花 copies.
+def alike_points(ch: int, n: int, hua: int, main: int | None, jing: frozenset[int], lai: int = 0) -> int:
+    """胡 of ``n`` (3 坎, 4 扎/招, 5 泛) alike cards of character ``ch`` holding ``hua`` 花 copies
+    and, counted apart (option ``lai_hu=gongan``), ``lai`` 賴 read as ``ch``.
 
-    精: 5/10/20 + 1/2/4 per 花 (002 §3: 精坎 5·6·7, 精扎 12·14, 精泛 28); others red 2/4/8, black
-    half. Doubled for the 主精 ``main`` (002 §3: 主精的胡數…全部翻一倍).
+    精: 5/10/20 + 1/2/4 per 花 (002 §3: 精坎 5·6·7, 精扎 12·14, 精泛 28; a 賴 folded into ``hua``
+    is one more 花). With ``lai`` 賴 apart: the 坎 of the group's three best copies (賴, then 花) —
+    :data:`GONGAN_KAN` when none is 素, else 5 + 花 + 賴 — times 1 / 2 / 4 for 坎 / 扎 / 泛, the
+    seed's own steps (精扎 6*2, 7*2; 精泛 7*2*2). Others red 2/4/8, black half. Doubled for the
+    主精 ``main`` (002 §3: 主精的胡數…全部翻一倍).
     """
     if ch in jing:
-        pts = JING_BASE[n] + JING_STEP[n] * hua
+        if lai:
+            l3 = min(lai, 3)
+            h3 = min(hua, 3 - l3)
+            pts = GONGAN_KAN.get((h3, l3), 5 + h3 + l3) * JING_BASE[n] // 5  # 坎 ×1, 扎 ×2, 泛 ×4
+        else:
+            pts = JING_BASE[n] + JING_STEP[n] * hua
         return pts * 2 if ch == main else pts
     return RED_ALIKE[n] if ch in RED else RED_ALIKE[n] // 2
 
@@ -103,8 +132,8 @@ def jing_card_points(ch: int, hua: bool, main: int | None, jing: frozenset[int])
 def ju_points(kinds: Sequence[int], main: int | None, jing: frozenset[int]) -> int:
     """胡 of a 句 (three kinds): 1 when all three characters are red (上大人, 可知禮), plus its 精
     (002 §3: 普通紅字1句只有1個胡…黑字1個胡也沒有; 精放在句中 1 / 2)."""
-    red = 1 if all(KCHAR[k] in RED for k in kinds) else 0
-    return red + sum(jing_card_points(KCHAR[k], KHUA[k], main, jing) for k in kinds)
+    red = 1 if all(SKCHAR[k] in RED for k in kinds) else 0
+    return red + sum(jing_card_points(SKCHAR[k], SKHUA[k], main, jing) for k in kinds)
 
 
 def tingtou_points(kinds: Sequence[int], main: int | None, cfg: Cfg) -> int:
@@ -112,7 +141,7 @@ def tingtou_points(kinds: Sequence[int], main: int | None, cfg: Cfg) -> int:
     or its 精 counted as in a 句 (``count``)."""
     if cfg.tingtou_jing != "count":
         return 0
-    return sum(jing_card_points(KCHAR[k], KHUA[k], main, cfg.jing) for k in kinds)
+    return sum(jing_card_points(SKCHAR[k], SKHUA[k], main, cfg.jing) for k in kinds)
 
 
 def meld_points(kind: str, kinds: Sequence[int], main: int | None, cfg: Cfg) -> int:
@@ -137,24 +166,32 @@ def fen(points: int) -> int:
 
 
 # -- shape feasibility (characters only; flowers do not change shapes) -------------------------
-_can_split = split_test([JU_FROM[c] for c in range(22)], [TT_PARTNERS[c] for c in range(22)], alike=(3, 4, 5))
+# One memoised test per option zha_in_hand: 句 and 坎/扎/泛 in hand, or 句 and 坎 only.
+SPLITS = {mode: split_test([JU_FROM[c] for c in range(22)], [TT_PARTNERS[c] for c in range(22)], alike=sizes)
+          for mode, sizes in HAND_ALIKE.items()}
 
 
-def shape_ok(chars: Sequence[int], placed: bool = False) -> bool:
-    """Whether character counts (22) split into 句/坎/扎/泛 plus exactly one 聽頭 (002 §4).
+def shape_ok(chars: Sequence[int], placed: bool = False, zha_in_hand: str = "group") -> bool:
+    """Whether character counts (22) split into 句 and the alike groups option ``zha_in_hand``
+    allows in hand (坎/扎/泛, or 坎 only) plus exactly one 聽頭 (002 §4).
 
     ``placed``: the 聽頭 is already taken. Lowest character first, memoised (:mod:`replay.split`).
     """
-    return _can_split(bytes(chars), 0 if placed else 1)
+    return SPLITS[zha_in_hand](bytes(chars), 0 if placed else 1)
 
 
 # -- valued search (kinds; 花 of non-精 characters merged into the plain kind) ------------------
 def _char_kinds(ch: int, rem: tuple[int, ...]) -> list[int]:
-    """The kinds of character ``ch`` still present in ``rem`` (plain first)."""
+    """The kinds of character ``ch`` still present in ``rem`` (plain first; then 花, then the
+    賴 slot of a ``rem`` that has slots)."""
     out = [PLAIN[ch]] if rem[PLAIN[ch]] else []
     h = HUA.get(ch)
     if h is not None and rem[h]:
         out.append(h)
+        if len(rem) > N_KIND and rem[LAI_SLOT[ch]]:
+            out.append(LAI_SLOT[ch])
+    elif h is not None and len(rem) > N_KIND and rem[LAI_SLOT[ch]]:
+        out.append(LAI_SLOT[ch])
     return out
 
 
@@ -162,30 +199,39 @@ def _compositions(ch: int, rem: tuple[int, ...], n: int, must: int) -> list[tupl
     """Multisets of ``n`` kinds of character ``ch`` available in ``rem`` that hold kind ``must``."""
     p = PLAIN[ch]
     h = HUA.get(ch)
+    slot = LAI_SLOT[ch] if h is not None and len(rem) > N_KIND else None
+    nl_max = rem[slot] if slot is not None else 0
     out = []
-    for nh in range(0, n + 1):
-        np_ = n - nh
-        if np_ > rem[p] or (nh and (h is None or nh > rem[h])):
-            continue
-        combo = (p,) * np_ + ((h,) * nh if nh else ())
-        if must in combo:
-            out.append(combo)
+    for nl in range(0, min(n, nl_max) + 1):
+        for nh in range(0, n - nl + 1):
+            np_ = n - nh - nl
+            if np_ > rem[p] or (nh and (h is None or nh > rem[h])):
+                continue
+            combo = (p,) * np_ + ((h,) * nh if nh else ()) + ((slot,) * nl if nl else ())
+            if must in combo:
+                out.append(combo)
     return out
 
 
 @lru_cache(maxsize=200_000)
 def _best(rem: tuple[int, ...], placed: bool, main: int | None, cfg: Cfg) -> tuple[int, tuple] | None:
-    """Best (胡, groups) covering ``rem`` (27 kinds) exactly with one 聽頭 in all; groups are
-    ``(kind, kinds)`` with kind ``ju``, ``kan``, ``zha``, ``fan`` or ``tingtou``. Lowest kind first,
-    so the card of that kind picks its group; memoised."""
-    k = next((x for x, n in enumerate(rem) if n), -1)
+    """Best (胡, groups) covering ``rem`` (27 kinds, and the 賴 slots under ``lai_hu=gongan``)
+    exactly with one 聽頭 in all; groups are
+    ``(kind, kinds)`` with kind ``ju``, ``kan``, ``zha``, ``fan`` or ``tingtou``. Lowest character
+    first, so the card of that kind picks its group; memoised."""
+    if len(rem) > N_KIND:
+        k = next((x for x in SORDER if rem[x]), -1)
+    else:
+        k = next((x for x, n in enumerate(rem) if n), -1)
     if k < 0:
         return (0, ()) if placed else None
-    ch = KCHAR[k]
+    ch = SKCHAR[k]
     cands: list[tuple[str, tuple[int, ...], int]] = []
-    for n in (3, 4, 5):
+    for n in HAND_ALIKE[cfg.zha_in_hand]:
         for combo in _compositions(ch, rem, n, k):
-            cands.append((ALIKE[n], combo, alike_points(ch, n, sum(KHUA[x] for x in combo), main, cfg.jing)))
+            lai = sum(x >= N_KIND for x in combo)
+            cands.append((ALIKE[n], combo, alike_points(ch, n, sum(KHUA[x] for x in combo if x < N_KIND), main,
+                                                        cfg.jing, lai)))
     for t in JU_FROM[ch]:
         for a in _char_kinds(t[1], rem):
             for b in _char_kinds(t[2], rem):
@@ -237,6 +283,11 @@ class Split:
     main: str | None
     jing_count: int
     per_char: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def groups_json(split: Split) -> list[dict]:
+    """Spec §8 ``groups`` of a split: ``[{"kind", "cards", "points"}]``, melds first."""
+    return [{"kind": g.kind, "cards": list(g.cards), "points": g.points} for g in split.groups]
 
 
 _LAI_KIND: dict[str, int | None] = {}
@@ -294,7 +345,7 @@ def best_split(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], 
             table_chars[KCHAR[x]] += 1
     best: Split | None = None
     for assign, kinds, chars in _readings(hand, win_card, cfg):
-        if not shape_ok(chars):
+        if not shape_ok(chars, False, cfg.zha_in_hand):
             continue
         held = {ch: chars[ch] + table_chars[ch] for ch in cfg.jing_order}
         top = max(held.values()) if held else 0
@@ -306,6 +357,11 @@ def best_split(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], 
             if ch not in cfg.jing and merged[h]:  # a non-精 flower is only a character: merge it
                 merged[PLAIN[ch]] += merged[h]
                 merged[h] = 0
+        if assign and cfg.lai_hu == "gongan":  # each 賴 in its slot, apart from the real 花 copies
+            merged += [0] * len(LAI_SLOT)
+            for ch in assign:
+                merged[HUA[ch]] -= 1
+                merged[LAI_SLOT[ch]] += 1
         for main in mains:
             found = _best(tuple(merged), False, main, cfg)
             if found is None:
@@ -323,9 +379,12 @@ def _materialize(table, groups, main: int | None, kinds: list[int], assign: tupl
     characters and 賴 put back) and the per-character 精 facts."""
     codes = cfg.deck.codes
     hua_left = {ch: kinds[h] for ch, h in HUA.items() if ch not in cfg.jing}
-    lai_left = {ch: assign.count(ch) for ch in set(assign)}
+    # 賴 folded into 花 kinds (lai_hu=hua) are named back on the first 花 copies of their character
+    lai_left = {ch: assign.count(ch) for ch in set(assign)} if cfg.lai_hu != "gongan" else {}
 
     def code(x: int) -> str:
+        if x >= N_KIND:  # a 賴 slot
+            return LAI
         ch = KCHAR[x]
         if ch in hua_left and hua_left[ch] and not KHUA[x]:
             hua_left[ch] -= 1
@@ -343,15 +402,15 @@ def _materialize(table, groups, main: int | None, kinds: list[int], assign: tupl
             continue
         su = hua = hu = 0
         for k, c, p in [*table, *groups]:
-            mine = [x for x in c if KCHAR[x] == ch]
+            mine = [x for x in c if SKCHAR[x] == ch]
             if not mine:
                 continue
-            su += sum(not KHUA[x] for x in mine)
-            hua += sum(KHUA[x] for x in mine)
+            su += sum(not SKHUA[x] for x in mine)
+            hua += sum(SKHUA[x] for x in mine)
             if k == "tingtou":
                 hu += tingtou_points(mine, main, cfg)
             elif k == "ju":
-                hu += sum(jing_card_points(ch, KHUA[x], main, cfg.jing) for x in mine)
+                hu += sum(jing_card_points(ch, SKHUA[x], main, cfg.jing) for x in mine)
             else:
                 hu += p
         per[HUAPAI_CHARS[ch]] = {"hua": hua, "su": su, "hu": hu}
@@ -369,25 +428,17 @@ def _lai_units(jing: frozenset[int], lai: int) -> tuple[int, ...]:
 # The fast shape test (complete_hand). 上大人 and 可知禮 share no character with another 句, so
 # each is a component of its own, three plain kinds in a row: a hand splits exactly when each
 # component does and one of them takes the 聽頭 (as replay/split.py decides it). Their few count
-# triples are judged once (:data:`_SMALL`), and most hands fail there, before the large rest —
-# which holds every 精 (so every 賴 reading) and every 花 — is packed a byte per kind (the 賴 of
-# HUAPAI_LAI is byte N_KIND), folded to characters and searched.
+# triples are judged once (per option zha_in_hand), and most hands fail there, before the large
+# rest — which holds every 精 (so every 賴 reading) and every 花 — is packed a byte per kind (the
+# 賴 of HUAPAI_LAI is byte N_KIND), folded to characters and searched.
 *_SMALL_COMPS, _BIG_COMP = sorted(components(len(HUAPAI_CHARS), JU), key=len)  # a 聽頭 lies in one 句
 assert all(c not in HUA and PLAIN[c] == PLAIN[comp[0]] + i for comp in _SMALL_COMPS for i, c in enumerate(comp))
 assert all(ch in _BIG_COMP for ch in HUA)
 assert [PLAIN[comp[0]] for comp in _SMALL_COMPS] == [0, 7]  # 上大人: kinds 0-2, 可知禮: kinds 7-9
-# Per small component, its counts (three bytes) -> 1 if they split alone | 2 if taking the 聽頭.
-_SMALL: tuple[dict[int, int], dict[int, int]] = ({}, {})
 _ZERO = N_KIND + 1  # a byte of the packed hand that is always 0 (one past the 賴)
 # Per character of the large component its plain and 花 kind (others read the zero byte).
 _BIG_PLAIN = itemgetter(*(PLAIN[c] if c in _BIG_COMP else _ZERO for c in range(len(HUAPAI_CHARS))))
 _BIG_HUA = itemgetter(*(HUA.get(c, _ZERO) if c in _BIG_COMP else _ZERO for c in range(len(HUAPAI_CHARS))))
-
-
-def _small_status(i: int, counts: int) -> int:
-    b = (counts << (8 * _SMALL_COMPS[i][0])).to_bytes(22, "little")
-    st = _SMALL[i][counts] = (1 if _can_split(b, 0) else 0) | (2 if _can_split(b, 1) else 0)
-    return st
 
 
 def _half_left(st1: int, st2: int) -> int:
@@ -408,111 +459,58 @@ def _half_left(st1: int, st2: int) -> int:
 _HALF = tuple(_half_left(a, b) for a in range(4) for b in range(4))  # index: st1 << 2 | st2
 
 
-def complete_hand(hand: Sequence[int], card: int | None, jing: frozenset[int]) -> bool:
-    """Shape test of the count vector ``hand`` plus ``card`` (a kind; None: the hand as it is),
-    every 賴 reading (as a 精 of ``jing``) tried."""
-    c1 = hand[0] | hand[1] << 8 | hand[2] << 16  # 上大人: kinds 0-2
-    c2 = hand[7] | hand[8] << 8 | hand[9] << 16  # 可知禮: kinds 7-9
-    if card is not None and card < 10:
-        if card < 3:
-            c1 += 1 << (8 * card)
-        elif card >= 7:
-            c2 += 1 << (8 * (card - 7))
-    st1 = _SMALL[0].get(c1)
-    if st1 is None:
-        st1 = _small_status(0, c1)
-    st2 = _SMALL[1].get(c2)
-    if st2 is None:
-        st2 = _small_status(1, c2)
-    half = _HALF[st1 << 2 | st2]
-    if half == 2:
-        return False
-    x = int.from_bytes(hand, "little")  # a byte per kind
-    if card is not None:
-        x += 1 << (8 * card)
-    b = x.to_bytes(_ZERO + 1, "little")
-    big = bytes(map(add, _BIG_PLAIN(b), _BIG_HUA(b)))  # character counts: a 花 is its character
-    lai = b[N_KIND]
-    if lai:
-        packed = int.from_bytes(big, "little")
-        return any(_big_splits((packed + d).to_bytes(22, "little"), half) for d in _lai_units(jing, lai))
-    return _big_splits(big, half)
+def _complete_test(can_split):
+    """The fast shape test over one :data:`SPLITS` test (see above)."""
+    # Per small component, its counts (three bytes) -> 1 if they split alone | 2 if taking the 聽頭.
+    small: tuple[dict[int, int], dict[int, int]] = ({}, {})
+
+    def small_status(i: int, counts: int) -> int:
+        b = (counts << (8 * _SMALL_COMPS[i][0])).to_bytes(22, "little")
+        st = small[i][counts] = (1 if can_split(b, 0) else 0) | (2 if can_split(b, 1) else 0)
+        return st
+
+    def big_splits(big: bytes, half: int) -> bool:
+        if half >= 0:
+            return can_split(big, half)
+        return can_split(big, 0) or can_split(big, 1)
+
+    def complete_hand(hand: Sequence[int], card: int | None, jing: frozenset[int]) -> bool:
+        """Shape test of the count vector ``hand`` plus ``card`` (a kind; None: the hand as it
+        is), every 賴 reading (as a 精 of ``jing``) tried."""
+        c1 = hand[0] | hand[1] << 8 | hand[2] << 16  # 上大人: kinds 0-2
+        c2 = hand[7] | hand[8] << 8 | hand[9] << 16  # 可知禮: kinds 7-9
+        if card is not None and card < 10:
+            if card < 3:
+                c1 += 1 << (8 * card)
+            elif card >= 7:
+                c2 += 1 << (8 * (card - 7))
+        st1 = small[0].get(c1)
+        if st1 is None:
+            st1 = small_status(0, c1)
+        st2 = small[1].get(c2)
+        if st2 is None:
+            st2 = small_status(1, c2)
+        half = _HALF[st1 << 2 | st2]
+        if half == 2:
+            return False
+        x = int.from_bytes(hand, "little")  # a byte per kind
+        if card is not None:
+            x += 1 << (8 * card)
+        b = x.to_bytes(_ZERO + 1, "little")
+        big = bytes(map(add, _BIG_PLAIN(b), _BIG_HUA(b)))  # character counts: a 花 is its character
+        lai = b[N_KIND]
+        if lai:
+            packed = int.from_bytes(big, "little")
+            return any(big_splits((packed + d).to_bytes(22, "little"), half) for d in _lai_units(jing, lai))
+        return big_splits(big, half)
+
+    return complete_hand
 
 
-def _big_splits(big: bytes, half: int) -> bool:
-    if half >= 0:
-        return _can_split(big, half)
-    return _can_split(big, 0) or _can_split(big, 1)
+# The fast shape test per option zha_in_hand: ``COMPLETE[mode](hand, card, jing) -> bool``.
+COMPLETE = {mode: _complete_test(fn) for mode, fn in SPLITS.items()}
 
 
 def can_complete(hand: Sequence[int], win_card: int | None, cfg: Cfg) -> bool:
     """Cheap shape test (no points) of the concealed cards plus ``win_card``, every 賴 reading tried."""
-    return complete_hand(hand, win_card, cfg.jing)
-
-
-def waits(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], cfg: Cfg) -> list[dict]:
-    """Every card that completes the shape, in deck order (花 and plain apart), while a copy is
-    still unseen by the hand: ``[{"card", "points", "win"}]`` (spec §8; 002 §4 拿撂/推攤/卡卡)."""
-    deck = cfg.deck
-    held = list(hand)
-    for _, kinds in melds:
-        for x in kinds:
-            held[x] += 1
-    out = []
-    for k in range(len(deck.codes)):
-        if held[k] >= deck.copies[k] or not can_complete(hand, k, cfg):
-            continue
-        sp = best_split(hand, melds, k, cfg)
-        if sp is not None:
-            out.append({"card": deck.codes[k], "points": sp.points, "win": sp.points >= MIN_HU})
-    return out
-
-
-MELD_SIZES = {"dui": 3, "zhao": 4, "zha": 4, "kai_fan": 5}
-
-
-def score_case(case: dict, rules, cfg: Cfg) -> dict:
-    """Judge one spec §8 score case. ``case`` is the decoded object, ``rules`` the ruleset (unused
-    beyond ``cfg``), ``cfg`` the variant's scorer config.
-
-    Meld kinds: ``dui``, ``zhao``, ``zha``, ``kai_fan`` (table) and ``kan`` (concealed: joins the
-    hand). ``win_from``: ``self`` (自摸) or ``discard`` (放銃). :raises ValueError: malformed case.
-    """
-    deck = cfg.deck
-    hand = deck.counts(case.get("hand") or [])
-    melds: list[tuple[str, list[int]]] = []
-    for m in case.get("melds") or []:
-        kind = m.get("kind")
-        cards = [deck.index(c) for c in m.get("cards") or []]
-        if kind == "kan":
-            for k in cards:
-                hand[k] += 1
-            continue
-        if kind not in MELD_SIZES:
-            raise ValueError(f"meld kind {kind!r} is not a 花牌 meld (dui, zhao, zha, kai_fan, kan)")
-        lk = lai_kind(deck)
-        if len(cards) != MELD_SIZES[kind] or lk in cards or len({KCHAR[k] for k in cards}) != 1:
-            raise ValueError(f"meld {m} is not a {kind}: {MELD_SIZES[kind]} cards of one character, no 賴")
-        melds.append((kind, sorted(cards)))  # canonical order: a case's card order never shows
-    total = deck.held(hand, melds)
-    win_from = case.get("win_from") or "discard"
-    if win_from not in ("self", "discard"):
-        raise ValueError("win_from is self or discard (花牌 has no flips)")
-    if "win_card" not in case:
-        return {"waits": waits(hand, melds, cfg)}
-    wc = case["win_card"]
-    w = None if wc is None else deck.index(wc)
-    if w is not None and total[w] >= deck.copies[w]:
-        raise ValueError(f"no copy of {wc} is left to win on")
-    out: dict = {"win": False, "points": None, "units": None, "hand_types": [], "groups": [], "reason": None}
-    sp = best_split(hand, melds, w, cfg)
-    if sp is None:
-        out["reason"] = "the cards do not all form 句, 坎, 扎 or 泛 around one 聽頭 (002 §4 胡牌規則)"
-        return out
-    out["points"] = sp.points
-    out["groups"] = [{"kind": g.kind, "cards": list(g.cards), "points": g.points} for g in sp.groups]
-    if sp.points < MIN_HU:
-        out["reason"] = f"{sp.points} 胡 is under the {MIN_HU}-胡 minimum (002 §4)"
-        return out
-    out.update(win=True, units=fen(sp.points), hand_types=["zimo"] if win_from == "self" and w is not None else [])
-    return out
+    return COMPLETE[cfg.zha_in_hand](hand, win_card, cfg.jing)

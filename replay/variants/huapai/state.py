@@ -4,10 +4,13 @@ Seed: 002_f9a80b28e0fcbf1a.txt (cited as 002 §section; the three sections repea
 Readings and decisions: docs/rules/huapai.md. A draw goes into the drawer's hand (spec §4); the
 drawer may then 胡 (自摸), 扎 or 開泛 with it, or discard. On a discard: 胡 (放銃) before 招/對, and
 among seats the discarder's 下家 first (002 §2 對: 如是下家打出，必須等上家說不對之後才可對).
+Rule options read here: ``fan_from_hand`` (開泛 of four held + the drawn 5th, or of five dealt),
+``bu_pai_empty`` (扎/招/開泛 with no replacement left) and, through the scorer, the rest.
 """
 
 from __future__ import annotations
 
+import copy
 from itertools import chain, compress, repeat
 from typing import Any
 
@@ -29,7 +32,8 @@ _CFGS: dict[tuple, sc.Cfg] = {}  # one scorer config per deck, 精 and ruleset: 
 
 
 def _cfg(deck: Deck, jing: str, ruleset) -> sc.Cfg:
-    key = (deck.family, jing, ruleset["dui_hu"], ruleset["zhu_jing_tie"], ruleset["tingtou_jing"])
+    key = (deck.family, jing, ruleset["dui_hu"], ruleset["zhu_jing_tie"], ruleset["tingtou_jing"],
+           ruleset["zha_in_hand"], ruleset["lai_hu"])
     cfg = _CFGS.get(key)
     if cfg is None:
         cfg = _CFGS[key] = sc.Cfg(deck, frozenset(HUAPAI_CHARS.index(c) for c in jing), *key[2:])
@@ -61,9 +65,13 @@ class HuapaiState(GameState):
         super().__init__(record, ruleset)
         self.after = [tuple((s + i) % self.n for i in range(1, self.n)) for s in range(self.n)]  # 下家 first
         self.cfg = _cfg(deck, jing, ruleset)
+        self.complete = sc.COMPLETE[self.cfg.zha_in_hand]  # the cheap shape test of this ruleset
+        self.fan_from_hand = ruleset["fan_from_hand"] == "yes"
+        self.refuse_empty = ruleset["bu_pai_empty"] == "refuse"
         self.lai = sc.lai_kind(deck)
         self.drawn: int | None = None  # kind the seat in turn just drew: it may 胡/扎/開泛 with it
         self.owed: str | None = None  # act whose replacement draw is owed: zha / kai_fan (tail), zhao (front)
+        self.owed_more = 0  # replacements owed after the next one (a 開泛 from the hand owes two)
         self.dui_count = [0] * self.n
         self.bao_order: list[int] = []  # seats in the order they made their 3rd 對 (承包)
         self.qingtong = True  # 請統: before the dealer's first discard
@@ -72,6 +80,25 @@ class HuapaiState(GameState):
         self.discard_events = [discard_events(deck, s) for s in range(self.n)]
         self.window = Window(-1, self.dealer, "start", self.start_options())
         self.phase = START
+
+    def __deepcopy__(self, memo: dict) -> "HuapaiState":
+        """A copy for :func:`replay.judge.fork`: what a game changes is copied (hands, melds, rivers,
+        counters, the open window's passes, the settlement); the rest is shared — the record,
+        ruleset, deck, wall (read through ``front``/``back``), scorer config and event tables never
+        change in a game. (A plain deep copy of the tables made a judged position ~6 ms.)"""
+        new = copy.copy(self)
+        new.hands = [list(h) for h in self.hands]
+        new.melds = [list(m) for m in self.melds]  # a meld is a tuple: replaced, never changed
+        new.river = [list(r) for r in self.river]
+        new.dui_count = list(self.dui_count)
+        new.bao_order = list(self.bao_order)
+        if self.window is not None:
+            self.window.options  # noqa: B018 - built now: a lazy builder is a closure over this state
+            new.window = copy.copy(self.window)
+            new.window.passed = set(self.window.passed)
+        new.outcome = copy.deepcopy(self.outcome, memo)
+        new.win = dict(self.win) if self.win is not None else None  # its Split is frozen
+        return new
 
     # -- hand helpers ----------------------------------------------------------------------
     def code(self, k: int) -> str:
@@ -102,7 +129,7 @@ class HuapaiState(GameState):
     def wins(self, seat: int, hand: list[int], card: int) -> bool:
         """Whether ``hand`` (concealed, before ``card``) with ``seat``'s melds is a win: complete and
         ≥ 17 胡 (002 §4). The cheap shape test runs first."""
-        if not sc.can_complete(hand, card, self.cfg):
+        if not self.complete(hand, card, self.cfg.jing):
             return False
         s = sc.best_split(hand, self.melds[seat], card, self.cfg)
         return s is not None and s.points >= sc.MIN_HU
@@ -120,8 +147,20 @@ class HuapaiState(GameState):
     def can_zimo(self, seat: int) -> bool:
         """自摸: ``seat`` wins on the card it just drew (already in its hand)."""
         # the shape test of the hand as it is equals that of the hand without the drawn card plus it
-        return (self.drawn is not None and sc.can_complete(self.hands[seat], None, self.cfg)
+        return (self.drawn is not None and self.complete(self.hands[seat], None, self.cfg.jing)
                 and self.wins(seat, self.without_drawn(seat), self.drawn))
+
+    def can_replace(self, n: int = 1) -> bool:
+        """Whether an act owing ``n`` replacement draws is allowed by the wall: always under
+        ``bu_pai_empty=huang`` (an empty wall then ends the hand, 荒庄), else while ``n`` are left."""
+        return not self.refuse_empty or self.wall_left >= n
+
+    def refuse_replacement(self, s: int, act: str, n: int = 1):
+        """The error for ``act`` when the wall lacks its ``n`` replacements (``bu_pai_empty=refuse``)."""
+        end = "front (招: 在牌面起一張牌)" if act == "zhao" else "牌底 (在牌底起一張牌)"
+        return self.fail("illegal_action", "bu_pai_empty",
+                         f"seat {s} `{act}` owes {n} replacement draw{'s' if n > 1 else ''} from the {end}, but the "
+                         f"wall holds {self.wall_left} (rule option bu_pai_empty=refuse)")
 
     # -- options ---------------------------------------------------------------------------
     def qt_order(self) -> list[int]:
@@ -129,18 +168,23 @@ class HuapaiState(GameState):
         return [(self.dealer + self.n - 1 - j) % self.n for j in range(self.n)]
 
     def start_options(self) -> list[Option]:
-        """請統: every seat at or after ``qt_from`` in the 請統 order holding four alike may 扎 them."""
+        """請統: every seat at or after ``qt_from`` in the 請統 order holding four alike may 扎 them;
+        with ``fan_from_hand=yes`` five dealt alike may be laid as a 泛 (開泛, two replacements)."""
         out = []
+        rule = f"{self.variant}.qing_tong"
         for pos, s in enumerate(self.qt_order()):
             if pos < self.qt_from:
                 continue
             counts = sc.char_counts(self.hands[s])
             if max(counts) < 4:
                 continue
+            if self.fan_from_hand and max(counts) == 5 and self.can_replace(2):  # listed first: bots prefer it
+                out.append(Option(s, "kai_fan", (pos,), False, [Event(seat=s, act="kai_fan", cards=cards)
+                                  for ch, n in enumerate(counts) if n == 5 for cards in self.own_choices(s, ch, 5)], rule))
             evs = [Event(seat=s, act="zha", cards=cards)
                    for ch, n in enumerate(counts) if n >= 4 for cards in self.own_choices(s, ch, 4)]
-            if evs:
-                out.append(Option(s, "zha", (pos,), False, evs, f"{self.variant}.qing_tong"))
+            if evs and self.can_replace():
+                out.append(Option(s, "zha", (pos,), False, evs, rule))
         return out
 
     def window_options(self, card: int, src: int) -> list[Option]:
@@ -152,7 +196,7 @@ class HuapaiState(GameState):
         jing = self.cfg.jing
         for pos, s in enumerate(order):
             # 放銃 (can_win): the cheap shape test first, then the 17-胡 minimum
-            if sc.complete_hand(hands[s], card, jing) and self.wins(s, hands[s], card):
+            if self.complete(hands[s], card, jing) and self.wins(s, hands[s], card):
                 out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], self.rule_hu))
         if card == self.lai:
             return out  # a 賴 is never 對'd or 招'd (docs/rules/huapai.md, decision 9)
@@ -163,7 +207,7 @@ class HuapaiState(GameState):
             n = h[p] if f is None else h[p] + h[f]
             if n < 2:
                 continue
-            if n >= 3:  # 招: 手中有1坎，別人再出一張 (002 §2 招)
+            if n >= 3 and self.can_replace():  # 招: 手中有1坎，別人再出一張 (002 §2 招)
                 out.append(Option(s, "zhao", (R_CLAIM, pos), False,
                                   [Event(seat=s, act="zhao", card=code, cards=c) for c in self.own_choices(s, ch, 3)],
                                   self.rule_zhao))
@@ -175,7 +219,8 @@ class HuapaiState(GameState):
 
     def turn_events(self) -> list[Event]:
         """What the seat in turn may do: discard any card; with the card it just drew, 胡 (自摸), 扎
-        (a 坎 in hand + the drawn 4th) or 開泛 (a 扎/招 on the table + the drawn 5th) (002 §2, §4)."""
+        (a 坎 in hand + the drawn 4th) or 開泛 (a 扎/招 on the table + the drawn 5th; with
+        ``fan_from_hand=yes`` also four in hand + the drawn 5th) (002 §2, §4)."""
         s = self.turn
         evs = list(compress(self.discard_events[s], self.hands[s]))  # every kind held, in deck order
         d = self.drawn
@@ -184,15 +229,18 @@ class HuapaiState(GameState):
         dc = self.deck.codes[d]
         h = self.hands[s]
         # 自摸 (can_zimo): the hand as it is holds the drawn card; the cheap shape test first
-        if sc.complete_hand(h, None, self.cfg.jing) and self.can_zimo(s):
+        if self.complete(h, None, self.cfg.jing) and self.can_zimo(s):
             evs.append(Event(seat=s, act="hu", card=dc))
-        if d != self.lai:
+        if d != self.lai and self.can_replace():
             ch = sc.KCHAR[d]
             p, f = CHAR_KINDS[ch]
-            if (h[p] if f is None else h[p] + h[f]) >= 4:
+            n = h[p] if f is None else h[p] + h[f]
+            if n >= 4:
                 evs += [Event(seat=s, act="zha", card=dc, cards=c) for c in self.own_choices(s, ch, 3, keep=d)]
             if self.fan_meld(s, ch) is not None:
                 evs.append(Event(seat=s, act="kai_fan", card=dc))
+            elif n == 5 and self.fan_from_hand and self.can_replace(2):
+                evs += [Event(seat=s, act="kai_fan", card=dc, cards=c) for c in self.own_choices(s, ch, 4, keep=d)]
         return evs
 
     def fan_meld(self, seat: int, ch: int) -> int | None:
@@ -203,13 +251,14 @@ class HuapaiState(GameState):
         return None
 
     # -- events ----------------------------------------------------------------------------
-    def to_draw(self, seat: int, owed: str | None = None) -> None:
-        """``seat`` draws next (``owed``: the act whose replacement it is); an empty wall ends the
-        hand drawn (荒庄)."""
+    def to_draw(self, seat: int, owed: str | None = None, n: int = 1) -> None:
+        """``seat`` draws next (``owed``: the act whose ``n`` replacements are due); an empty wall
+        ends the hand drawn (荒庄)."""
         if self.wall_left == 0:
             self.end_draw()
             return
         self.phase, self.turn, self.owed, self.drawn = DRAW, seat, owed, None
+        self.owed_more = n - 1
 
     def on_draw(self, ev: Event) -> None:
         s = self.turn
@@ -238,6 +287,11 @@ class HuapaiState(GameState):
         else:
             self.front += 1
         self.hands[s][c] += 1
+        if self.owed_more:  # the next replacement of the same act is due first
+            self.owed_more -= 1
+            if self.wall_left == 0:
+                self.end_draw()
+            return
         self.owed = None
         if self.qingtong:  # a 請統 replacement: the 請統 goes on from this seat
             self.window = Window(-1, self.dealer, "start", self.start_options())
@@ -272,31 +326,54 @@ class HuapaiState(GameState):
             raise self.fail("illegal_action", ev.act, f"seat {s} `{ev.act}` must name the card it just drew, {self.code(d)}")
         if ev.act == "hu":
             if not self.can_zimo(s):
-                raise self.fail("not_a_win", "hu_shape", self.not_win_reason(s, self.without_drawn(s), d))
+                raise self.refuse_win(s, self.without_drawn(s), d)
             self.end_win(s, d, None)
             return
         ch = self.char_of(d)
+        if not self.can_replace():
+            raise self.refuse_replacement(s, ev.act)
         if ev.act == "zha":  # 002 §2 扎: 手中有1坎，自己再起到同一張 … 在牌底起一張牌
-            own = [self.card(x) for x in ev.cards or []]
-            rest = self.without_drawn(s)
-            for k in own:
-                rest[k] -= 1
-            if ch is None or len(own) != 3 or any(self.char_of(k) != ch for k in own) or min(rest) < 0:
-                raise self.fail("illegal_action", "zha",
-                                f"seat {s} 扎 needs three {HUAPAI_CHARS[ch] if ch is not None else '?'} in hand beside the drawn {self.code(d)}")
+            own, rest = self.own_beside_drawn(s, ev, ch, 3)
             self.hands[s] = rest
             self.melds[s].append(("zha", tuple(sorted([d, *own]))))
             self.to_draw(s, "zha")
             return
         # 開泛: 手中有1扎，或招過1扎牌，自己起到同一張字 … 須在牌底再起一張牌 (002 §2)
         i = self.fan_meld(s, ch) if ch is not None else None
+        if ev.cards is not None and i is None and self.fan_from_hand:  # four in hand + the drawn 5th
+            own, rest = self.own_beside_drawn(s, ev, ch, 4)
+            if not self.can_replace(2):
+                raise self.refuse_replacement(s, ev.act, 2)
+            self.hands[s] = rest
+            self.melds[s].append(("kai_fan", tuple(sorted([d, *own]))))
+            self.to_draw(s, "kai_fan", 2)  # as a 扎 and its 開泛: two from the 牌底
+            return
         if i is None or ev.cards is not None:
             raise self.fail("illegal_action", "kai_fan",
-                            f"seat {s} 開泛 needs a 扎 or 招 of {self.code(d)} on the table (and no `cards`: it is an upgrade)")
+                            f"seat {s} 開泛 needs a 扎 or 招 of {self.code(d)} on the table (and no `cards`: it is an "
+                            "upgrade)" + ("" if self.fan_from_hand else "; from four in hand only with rule option "
+                                          "fan_from_hand=yes"))
         h[d] -= 1
         cards = self.melds[s][i][1]
         self.melds[s][i] = ("kai_fan", tuple(sorted([*cards, d])))
         self.to_draw(s, "kai_fan")
+
+    def own_beside_drawn(self, s: int, ev: Event, ch: int | None, n: int) -> tuple[list[int], list[int]]:
+        """``ev.cards`` as kinds and ``s``'s hand without them and the drawn card, for a 扎 (``n`` = 3)
+        or a 開泛 from the hand (4) with the drawn card of character ``ch``.
+
+        :raises RuleViolation: ``illegal_action`` (rule ``ev.act``): they are not ``n`` cards of
+            ``ch`` held beside the drawn one.
+        """
+        own = [self.card(x) for x in ev.cards or []]
+        rest = self.without_drawn(s)
+        for k in own:
+            rest[k] -= 1
+        if ch is None or len(own) != n or any(self.char_of(k) != ch for k in own) or min(rest) < 0:
+            what = "扎" if ev.act == "zha" else "開泛 from the hand"
+            raise self.fail("illegal_action", ev.act, f"seat {s} {what} needs {n} "
+                            f"{HUAPAI_CHARS[ch] if ch is not None else '?'} in hand beside the drawn {self.code(self.drawn)}")
+        return own, rest
 
     def window_closed(self, w: Window) -> None:
         if w.kind == "start":  # 請統 over: the dealer discards first
@@ -309,13 +386,13 @@ class HuapaiState(GameState):
     def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
         s, act = ev.seat, ev.act
         h = self.hands[s]
-        if w.kind == "start":  # 請統 扎 of four dealt alike; replacement from the tail
+        if w.kind == "start":  # 請統 扎 of four dealt alike (開泛 of five); replacements from the tail
             own = [self.card(x) for x in ev.cards or []]
             for k in own:
                 h[k] -= 1
-            self.melds[s].append(("zha", tuple(sorted(own))))
+            self.melds[s].append((act, tuple(sorted(own))))
             self.qt_from = self.qt_order().index(s)
-            self.to_draw(s, "zha")
+            self.to_draw(s, act, 2 if act == "kai_fan" else 1)
             return
         c = w.card
         if act == "hu":
@@ -338,18 +415,24 @@ class HuapaiState(GameState):
     # -- errors in words ---------------------------------------------------------------------
     def explain_missing_option(self, ev: Event, w: Window, mine: list[Option]) -> None:
         if w.kind == "start":
-            if ev.act == "zha":
+            if ev.act in ("zha", "kai_fan"):
                 pos = self.qt_order().index(ev.seat)
                 if pos < self.qt_from:
                     raise self.fail("illegal_action", "qing_tong",
                                     f"seat {ev.seat} passed its 請統 turn: a seat after it in the order (末家, 二家, 莊家) has 扎 since")
+            if ev.act == "kai_fan" and not self.fan_from_hand:
+                raise self.fail("illegal_action", "qing_tong", f"seat {ev.seat} may 扎 four dealt alike at 請統; 開泛 of "
+                                "five dealt needs rule option fan_from_hand=yes")
+            if ev.act == "hu":
+                raise self.fail("illegal_action", "hu", f"seat {ev.seat} cannot win before the dealer's first discard: the "
+                                "seed names only 自摸 and 放銃 (no 天胡, docs/rules/huapai.md decision 6)")
             return
         s, c = ev.seat, w.card
         if ev.act == "hu":
             if s == w.src:
                 raise self.fail("illegal_action", "hu", f"seat {s} cannot win on its own discard")
             if not self.can_win(s, c):
-                raise self.fail("not_a_win", "hu_shape", self.not_win_reason(s, self.hands[s], c))
+                raise self.refuse_win(s, self.hands[s], c)
         if ev.act in ("dui", "zhao") and s != w.src:
             ch = self.char_of(c)
             need = 2 if ev.act == "dui" else 3
@@ -358,12 +441,21 @@ class HuapaiState(GameState):
                 raise self.fail("illegal_action", ev.act,
                                 f"seat {s} holds {have} {self.code(c)}, `{ev.act}` needs {need} in hand"
                                 + (" (a 賴 is never claimed)" if ch is None else ""))
+            if ev.act == "zhao" and not self.can_replace():
+                raise self.refuse_replacement(s, "zhao")
 
-    def not_win_reason(self, s: int, hand: list[int], c: int) -> str:
+    def refuse_win(self, s: int, hand: list[int], c: int):
+        """The ``not_a_win`` error (rule ``hu_shape``) of ``s``'s 胡 on ``c`` with ``hand`` (concealed,
+        before ``c``). A complete shape under the minimum carries ``detail = {"points", "groups"}``
+        (its best split, spec §8 groups)."""
         sp = sc.best_split(hand, self.melds[s], c, self.cfg)
         if sp is None:
-            return f"seat {s}'s cards with {self.code(c)} do not all form 句, 坎, 扎 or 泛 around one 聽頭 (002 §4)"
-        return f"seat {s}'s best split with {self.code(c)} makes {sp.points} 胡, under the {sc.MIN_HU}-胡 minimum (002 §4)"
+            groups = "句 or 坎" if self.cfg.zha_in_hand == "eight_groups" else "句, 坎, 扎 or 泛"
+            return self.fail("not_a_win", "hu_shape",
+                             f"seat {s}'s cards with {self.code(c)} do not all form {groups} around one 聽頭 (002 §4)")
+        return self.fail("not_a_win", "hu_shape", f"seat {s}'s best split with {self.code(c)} makes {sp.points} 胡, "
+                         f"under the {sc.MIN_HU}-胡 minimum (002 §4)",
+                         detail={"points": sp.points, "groups": sc.groups_json(sp)})
 
     # -- settlement --------------------------------------------------------------------------
     def end_win(self, s: int, c: int, src: int | None) -> None:
