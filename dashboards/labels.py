@@ -1,8 +1,13 @@
 """Words people read: Chinese-first labels with English beside, and cards shown as cards.
 
 Card names and colours come from ``replay.cards`` (spec §3: 字牌 red = 二七十 / 贰柒拾); nothing
-here renders a raw code when the deck knows it. Everything that came from a log is escaped before
-it goes into HTML.
+here renders a raw code when the deck knows it.
+
+Everything that came from a log is shown as text (issue 20), through one of two escapes built on
+:func:`plain` (the text on one line): :func:`text` for Markdown (a code span: literal, and never
+auto-linked — Streamlit links bare URLs in plain text even when escaped) and :func:`html_text`
+for HTML, which must sit in one raw HTML block (a line starting with ``<div``) so Markdown never
+sees it.
 """
 
 from __future__ import annotations
@@ -12,6 +17,32 @@ import re
 from typing import Any, Iterable
 
 from replay.cards import HUAPAI, HUAPAI_LAI, SHANGDAREN, ZIPAI, Deck
+
+_BREAKS = {ord(c): " " for c in "\r\n\x0b\x0c\x85\u2028\u2029"}
+
+
+def plain(s: Any) -> str:
+    """``s`` as a string on one line: every line break a space (a blank line would end a code span
+    or an HTML block and let the rest be read as Markdown)."""
+    return str(s).translate(_BREAKS)
+
+
+def text(s: Any) -> str:
+    """Log text for Markdown: one code span, shown literally (no links, headings, emphasis, HTML,
+    auto-linked URLs), its backticks kept (the fence is one longer than its longest run)."""
+    t = plain(s)
+    if not t.strip():
+        return "` `"
+    fence = "`" * (max((len(r) for r in re.findall("`+", t)), default=0) + 1)
+    # CommonMark strips one space at each end when both ends have one: pad only where that matters
+    pad = " " if t[0] == "`" or t[-1] == "`" or (t[0] == " " and t[-1] == " ") else ""
+    return f"{fence}{pad}{t}{pad}{fence}"
+
+
+def html_text(s: Any) -> str:
+    """Log text for HTML (inside one raw HTML block, see the module docstring): escaped, one line."""
+    return html.escape(plain(s))
+
 
 # Deck of each spec §7 variant (spec §3 families). Kept here rather than read from
 # replay.variants so the dashboard does not import the rules engine just to name cards.
@@ -123,15 +154,15 @@ def card_html(code: str, deck: Deck) -> str:
     """One card as a small tile: its Chinese label, red/green/black like the real card."""
     label, colour = card_info(code, deck)
     if colour is None:  # not a card of this deck: show the code, dashed, so it stands out
-        return f'<span style="{_CARD_STYLE}border-style:dashed;color:#6a1b9a" title="unknown card">{html.escape(label)}</span>'
-    return (f'<span style="{_CARD_STYLE}color:{COLOURS[colour]}" title="{html.escape(str(code))}">'
-            f"{html.escape(label)}</span>")
+        return f'<span style="{_CARD_STYLE}border-style:dashed;color:#6a1b9a" title="unknown card">{html_text(label)}</span>'
+    return (f'<span style="{_CARD_STYLE}color:{COLOURS[colour]}" title="{html_text(code)}">'
+            f"{html_text(label)}</span>")
 
 
 def cards_html(codes: Iterable[str] | None, deck: Deck, empty: str = "—") -> str:
-    """Several cards as tiles (``empty`` when there are none)."""
+    """Several cards as tiles (``empty`` when there are none); HTML for inside a ``<div>``."""
     parts = [card_html(c, deck) for c in (codes or [])]
-    return "".join(parts) if parts else html.escape(empty)
+    return "".join(parts) if parts else html_text(empty)
 
 
 def option_text(option: Any, deck: Deck) -> str:

@@ -336,14 +336,13 @@ def filters() -> data.Filters:
 
 # --- rendering helpers ----------------------------------------------------------------------
 
-def lit(s: Any) -> str:
-    """Untrusted text for Markdown: inline code, so it is shown literally (no links, no styling)."""
-    return "`" + str(s).replace("`", "ˋ").replace("\n", " ") + "`"
+lit = labels.text
+"""Log text for Markdown, shown literally (:func:`dashboards.labels.text`)."""
 
 
 def cards(codes: Any, deck: Any, empty: str = "—") -> None:
-    """Cards as tiles (escaped HTML: codes come from logs)."""
-    st.markdown(labels.cards_html(codes, deck, empty), unsafe_allow_html=True)
+    """Cards as tiles (escaped HTML in one HTML block: codes come from logs)."""
+    st.markdown(f"<div>{labels.cards_html(codes, deck, empty)}</div>", unsafe_allow_html=True)
 
 
 def hbar(df: pl.DataFrame, cat: str, val: str, *, cat_title: str, val_title: str,

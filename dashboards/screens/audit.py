@@ -5,8 +5,6 @@ Deep link: ``/audit?game=ID&step=N``. The game id is only ever a bound query par
 
 from __future__ import annotations
 
-import html
-
 import pandas as pd
 import streamlit as st
 
@@ -128,24 +126,6 @@ row, a = found["row"], found["audit"]
 deck = labels.deck_for(row["variant"])
 dealer = row.get("dealer")
 
-
-def md(s: object) -> str:
-    """Escape text from a log or the engine for Markdown (no links, colours or formatting)."""
-    out = str(s)
-    for ch in "\\`*_{}[]()#+-.!|<>~:$":
-        out = out.replace(ch, "\\" + ch)
-    return out
-
-
-def md_message(s: object) -> str:
-    """An engine message for Markdown: its `quoted` parts as code spans (literal by nature), the rest
-    escaped; unbalanced backticks fall back to escaping everything."""
-    parts = str(s).split("`")
-    if len(parts) % 2 == 0:
-        return md(s)
-    return "".join(md(p) if i % 2 == 0 else f"`{p}`" for i, p in enumerate(parts))
-
-
 st.subheader("对局 Game " + ui.lit(game))
 info = [labels.zh(labels.VARIANTS, row["variant"]), "规则集 ruleset " + ui.lit(row.get("ruleset_id") or "—")]
 if dealer is not None:
@@ -165,16 +145,16 @@ else:
     e = errors[0] if errors else {}
     where = "记录级 record-level" if e.get("step") is None else f"第 {e['step']} 步 step {e['step']}"
     st.error(f"无效 invalid — {labels.error_label(e.get('code'))} · 规则 rule {ui.lit(e.get('rule') or '—')} · "
-             f"{where}\n\n{md_message(e.get('message') or '')}", icon=":material/cancel:")
+             f"{where}\n\n{ui.lit(e.get('message') or '')}", icon=":material/cancel:")
     n_err = row.get("n_errors") or len(errors)
     if len(errors) > 1 or n_err > 1:
         with st.expander(f"全部错误 All errors ({max(n_err, len(errors))})"):
             st.dataframe(pd.DataFrame(errors), hide_index=True)
 if a["note"]:
-    st.caption(":material/info: " + md(a["note"]))
+    st.caption(":material/info: " + ui.lit(a["note"]))
 if a.get("stored_differs"):
     stored = labels.error_label(row.get("error_code")) if not row.get("valid") else "有效 valid"
-    st.warning(f"入库时的裁定不同 The verdict stored at ingest differs (engine {md(row.get('engine_version'))}: "
+    st.warning(f"入库时的裁定不同 The verdict stored at ingest differs (engine {ui.lit(row.get('engine_version'))}: "
                f"{stored}); 上面是当前引擎的裁定 shown above is today's engine.")
 if len(a["steps"]) <= 1 and any(e.get("step") is None for e in errors):
     st.caption("记录级错误，未逐步回放 Record-level error: replay did not start; only the deal is shown.")
@@ -218,8 +198,9 @@ if steps:
         ev_html = ""
     else:
         act = ev.get("act")
-        head = (f"**第 {snap['step']} 步 step {snap['step']}** · 座位 seat {md(ev.get('seat'))} · "
-                f"**{md(labels.ACTS.get(str(act), ''))}** {md(act)}")
+        name = labels.ACTS.get(str(act))
+        head = (f"**第 {snap['step']} 步 step {snap['step']}** · 座位 seat {ui.lit(ev.get('seat'))} · "
+                + (f"**{name}** " if name else "") + ui.lit(act))
         parts = []
         if ev.get("card") is not None:
             parts.append(labels.cards_html([ev["card"]], deck))
@@ -228,42 +209,42 @@ if steps:
         for g in ev.get("bi") or []:
             parts.append("比 bi " + labels.cards_html(g, deck))
         if ev.get("from") is not None:
-            parts.append(f"来自 from seat {html.escape(str(ev['from']))}")
+            parts.append(f"来自 from seat {labels.html_text(ev['from'])}")
         if ev.get("tail"):
             parts.append("牌底 from the tail")
         ev_html = " ".join(parts)
-    tail = f" · 牌墙剩余 wall left **{md(snap.get('wall_left'))}**"
+    tail = f" · 牌墙剩余 wall left **{snap.get('wall_left')}**"  # the engine's numbers and words
     if snap.get("turn") is not None:
-        tail += f" · 轮到 turn: seat {md(snap['turn'])}"
+        tail += f" · 轮到 turn: seat {snap['turn']}"
     if snap.get("phase"):
-        tail += f" · 阶段 phase {md(snap['phase'])}"
+        tail += f" · 阶段 phase {snap['phase']}"
     st.markdown(head + tail)
-    if ev_html:
-        st.markdown(ev_html, unsafe_allow_html=True)
+    if ev_html:  # one HTML block: Markdown never reads the card codes in it
+        st.markdown(f"<div>{ev_html}</div>", unsafe_allow_html=True)
     if snap.get("error") or (snap["step"] == err_step and errors):
         e = snap.get("error") or errors[0]
         st.error(f"此步违规 This step fails: {labels.error_label(e.get('code'))} · 规则 rule "
-                 f"{ui.lit(e.get('rule') or '—')}\n\n{md_message(e.get('message') or '')}")
+                 f"{ui.lit(e.get('rule') or '—')}\n\n{ui.lit(e.get('message') or '')}")
 
     acting = ev.get("seat") if ev else None
     for seat in snap.get("seats") or []:
         sid = seat.get("seat")
-        tags = [f"<b>座位 seat {html.escape(str(sid))}</b>"]
+        tags = [f"<b>座位 seat {labels.html_text(sid)}</b>"]
         if seat.get("player"):
-            tags.append(f"<code>{html.escape(str(seat['player']))}</code>")
+            tags.append(f"<code>{labels.html_text(seat['player'])}</code>")
         if sid == dealer:
             tags.append("庄 dealer")
         if sid == acting:
             tags.append('<b style="color:#b23a2e">▶ 行动 acting</b>')
         hand = labels.sort_cards(seat.get("hand") or [], deck)
         melds = "".join(
-            f'<div>{html.escape(labels.ACTS.get(str(m.get("kind")), str(m.get("kind"))))} '
+            f'<div>{labels.html_text(labels.ACTS.get(str(m.get("kind")), m.get("kind")))} '
             f'{labels.cards_html(m.get("cards"), deck)}'
-            + (f' <small>{html.escape(str(m["points"]))} 胡</small>' if m.get("points") is not None else "")
+            + (f' <small>{labels.html_text(m["points"])} 胡</small>' if m.get("points") is not None else "")
             + "</div>" for m in seat.get("melds") or []) or "<br>—"
         groups = labels.group_options(seat.get("options") or [], deck)
         opt_html = "<br>".join(
-            f"<b>{html.escape(act)}</b>" + (": " + html.escape("、".join(items)) if items else "")
+            f"<b>{labels.html_text(act)}</b>" + (": " + labels.html_text("、".join(items)) if items else "")
             for act, items in groups) or "—"
         border = "#b23a2e" if sid == acting else "#d8d2c0"
         st.markdown(

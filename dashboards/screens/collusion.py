@@ -40,7 +40,7 @@ else:
             st.error(f"{ui.lit(r['feeder'])} 放炮给 fed {ui.lit(r['winner'])} **{r['fed']}** 次 times of "
                      f"{r['chances']} chances (expected {r['expected']:.1f}; reverse {r['reverse']}), "
                      f"paid {r['paid']:,} — p = {_p(r['p_value'])}", icon=":material/flag:")
-            ui.link("audit", f"查看两人的同桌对局 Their games together: {r['feeder']} & {r['winner']}", icon=":material/search:",
+            ui.link("audit", f"查看两人的同桌对局 Their games together: {ui.lit(r['feeder'])} & {ui.lit(r['winner'])}", icon=":material/search:",
                     player=r["feeder"], **{"with": r["winner"]})
     st.dataframe(flows.with_columns(
         pl.when(pl.col("flagged")).then(pl.lit("线索 lead")).otherwise(pl.lit("")).alias("标记 flag"),

@@ -54,7 +54,7 @@ if s is None:
     if like.height:
         st.caption("相近的编号 Similar ids:")
         for pid in like["player_id"].to_list():
-            ui.link("player", pid, icon=":material/person:", player=pid)
+            ui.link("player", ui.lit(pid), icon=":material/person:", player=pid)
     st.stop()
 
 st.subheader(":material/person: " + ui.lit(player))
@@ -120,7 +120,7 @@ if recent.height:
     st.caption("点击一点打开该局的审计 Click a point to open that game in the audit page.")
     last = recent.tail(3).reverse()
     for r in last.iter_rows(named=True):
-        ui.link("audit", f"{r['game_id']} · {r['score']:+d}", icon=":material/search:", game=r["game_id"])
+        ui.link("audit", f"{ui.lit(r['game_id'])} · {r['score']:+d}", icon=":material/search:", game=r["game_id"])
 
 # --- hand types and 醒 ---
 ht = call("players.hand_types", f, player)
@@ -181,4 +181,4 @@ if ext.height:
             if not part.height:
                 st.caption("—")
             for r in part.iter_rows(named=True):
-                ui.link("audit", f"{r['score']:+d} · {r['game_id']}", icon=":material/search:", game=r["game_id"])
+                ui.link("audit", f"{r['score']:+d} · {ui.lit(r['game_id'])}", icon=":material/search:", game=r["game_id"])
