@@ -8,7 +8,7 @@ import msgspec
 
 from replay import variants
 from replay.errors import RuleViolation, UnknownCard
-from replay.replayer import replay_line
+from replay.replayer import check_act, replay_line
 
 
 def audit_trail(raw: bytes | str) -> dict[str, Any]:
@@ -34,6 +34,7 @@ def audit_trail(raw: bytes | str) -> dict[str, Any]:
     for i, ev in enumerate(rec.actions):
         err = None
         try:
+            check_act(spec, ev, i)  # the replayer's own check: the step error is the verdict's
             state.apply(ev)
         except (RuleViolation, UnknownCard) as e:
             err = {"code": getattr(e, "code", "unknown_card"), "rule": getattr(e, "rule", "paipu.cards"),

@@ -150,6 +150,16 @@ def _compare_result(claimed: Any, computed: dict[str, Any], step: int | None, de
     return errs
 
 
+def check_act(spec: variants.VariantSpec, ev: Any, step: int) -> None:
+    """An act the variant does not have is ``unknown_act`` (spec §4, §6), before the engine sees it.
+
+    :raises RuleViolation: ``unknown_act`` / ``paipu.acts`` at ``step``.
+    """
+    if ev.act not in spec.acts:
+        raise RuleViolation("unknown_act", "paipu.acts",
+                            f"act `{ev.act}` is not one of {spec.id}'s: {', '.join(sorted(spec.acts))}", step)
+
+
 def replay_record(rec: Record, raw: bytes = b"", *, stop_after: int | None = None) -> ReplayOutcome:
     """Replay a decoded record.
 
@@ -186,9 +196,7 @@ def replay_record(rec: Record, raw: bytes = b"", *, stop_after: int | None = Non
     try:
         for step in range(last):
             ev = rec.actions[step]
-            if ev.act not in spec.acts:
-                raise RuleViolation("unknown_act", "paipu.acts",
-                                    f"act `{ev.act}` is not one of {spec.id}'s: {', '.join(sorted(spec.acts))}", step)
+            check_act(spec, ev, step)
             try:
                 state.apply(ev)
             except UnknownCard as e:

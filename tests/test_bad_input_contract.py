@@ -109,3 +109,17 @@ def test_every_act_refuses_the_fields_it_does_not_take(variant):
             refused += 1
         assert first_error(with_event(rec, step, t=7)) == (True,)  # every act takes a time
     assert refused >= 8
+
+
+def test_audit_step_error_of_an_unknown_act_is_the_verdicts():
+    """The audit trail's failing step says ``unknown_act`` as the verdict does (it said "must
+    discard now": the engine saw the act before the replayer's act check)."""
+    from replay.audit import audit_trail
+    from replay.simulator import simulate
+
+    rec = msgspec.to_builtins(next(iter(simulate("guilin", 1, 3))))
+    rec["actions"][1]["act"] = "fly"
+    trail = audit_trail(json.dumps(rec))
+    assert trail["verdict"]["errors"][0]["code"] == "unknown_act"
+    last = trail["steps"][-1]
+    assert last["step"] == 1 and last["error"]["code"] == "unknown_act" and last["error"]["rule"] == "paipu.acts"
