@@ -235,9 +235,10 @@ def test_score_case_waits():
     case["win_from"] = "flip"  # another seat's flip: d5 is a plain pair, the 坎 still meets 起胡条件
     assert [w["points"] for w in score_case(case)["waits"]] == [10, 10, 10, 10, 10]
     # no 坎/歪/圆, and another seat's flip gives no 单歪: every card completes the shape, none wins
+    # (起胡条件, 003 §名词解析 5); each brings the 5 硬息 of a 小胡 (spec §8: "the points it would bring")
     plain = score_case({"variant": VID, "hand": "x1 x2 x3 x4 x5 x6 d1 d2 d3 d5".split(), "win_from": "flip",
                         "melds": [{"kind": "peng", "cards": ["x9", "x9", "x9"]}]})
-    assert plain == {"waits": [{"card": c, "points": None, "win": False} for c in ("d3", "d4", "d5", "d6", "d7")]}
+    assert plain == {"waits": [{"card": c, "points": 5, "win": False} for c in ("d3", "d4", "d5", "d6", "d7")]}
 
 
 def test_score_case_malformed():
@@ -259,3 +260,36 @@ def test_simulated_tables_follow_dingzhuang_and_shard_identically():
     i = next(k for k in range(1, 24) if k % 8 and rows[k - 1][3] is not None)
     bad = rows[:i] + [(rows[i][0], rows[i][1], (rows[i][2] + 1) % 3, rows[i][3])] + rows[i + 1:]
     assert len(check_dealer_sequence(bad)) >= 1
+
+
+def test_score_case_dealt_hand_and_context():
+    hand = "x3 x3 x3 x4 x5 x6 x7 x8 x9 d1 d2 d3 d4 d5 d6 d8 d9 d10 x1 x2".split()
+    # "win_card": null is 天胡, the dealer's dealt hand: another seat has no card to win on
+    other = score_case({"variant": VID, "hand": hand, "win_card": None})
+    assert not other["win"] and "天胡" in other["reason"] and other["points"] is None
+    assert "error" in score_case({"variant": VID, "hand": hand[3:], "win_card": None, "context": {"dealer": True},
+                                  "melds": [{"kind": "peng", "cards": ["x3", "x3", "x3"]}]})
+    kan = score_case({"variant": VID, "hand": hand[3:], "win_card": None, "context": {"dealer": True},
+                      "melds": [{"kind": "kan", "cards": ["x3", "x3", "x3"]}]})  # a 坎 is dealt cards
+    assert kan["win"] and kan["points"] == 205
+    # 九对半 under jiudui_ban=dealt: context.first_turn says the hand is still the dealt one
+    nine = {"variant": VID, "hand": "x1 x1 x3 x3 x5 x5 x7 x7 x9 d1 d1 d3 d3 d5 d5 d7 d7 d9 d10".split(),
+            "win_card": "x9", "win_from": "flip", "rules": {"jiudui_ban": "dealt"}}
+    late = score_case(nine)
+    assert not late["win"] and late["points"] == 200 and "dealt hand" in late["reason"]
+    assert score_case({**nine, "context": {"first_turn": True}})["win"]
+
+
+def test_two_seat_tables():
+    recs = [msgspec.to_builtins(r) for r in simulate(VID, 40, 5, "heuristic", {"players": 2})]
+    assert all(len(r["seats"]) == 2 and len(r["deal"]["wall"]) == 41 for r in recs)
+    assert sorted(len(h) for h in recs[0]["deal"]["hands"]) == [19, 20]  # 003 §3: 庄家20张, 闲家19张
+    assert [r["game_id"] for r in recs if not verdict(r).valid] == []
+    won = [r["result"] for r in recs if r["result"]["outcome"] == "win"]
+    assert len(won) >= 30 and all(sorted(x["scores"]) == [-x["units"], x["units"]] for x in won)  # one loser
+    bare = copy.deepcopy(recs[0])
+    bare["rules"] = {}
+    assert first_error(bare) == (None, "schema")  # a 2-seat record must say players=2
+    three = copy.deepcopy(games()[0])
+    three["rules"] = {"players": 2}
+    assert first_error(three) == (None, "schema")

@@ -476,3 +476,141 @@ def test_can_split_agrees_with_the_split_search():
     h[4] -= 1
     h[7] += 1  # 小五 小八: no sentence holds both
     assert not ysc._can_split(bytes(h), 1)
+
+
+# -- issue 13 ------------------------------------------------------------------------------------------
+def test_only_menzi_closed_by_own_discard_names_the_rule():
+    # 出了小四 with 小二小三 in hand: that 门子 may not eat 小一 (003 §玩法规则 3 ②), and it is the only
+    # 门子 for 小一 — so seat 1 has no 吃 option at all; the verdict names the own-discard rule.
+    st = table(["d3 d8", "x2 x3 x4 d1 d5 d9 d9", "d2 d6"], "d4 x1", turn=1, phase=Phase.DISCARD)
+    for e in (E(1, "discard", "x4"), E(2, "draw", "d4"), E(0, "draw", "x1")):
+        st.apply(e)
+    assert st.window.options == []
+    err = raises(st, E(1, "chi", "x1", "x2 x3"))
+    assert (err.code, err.rule) == ("illegal_action", "yuanjiang_guihuzi.chi_own_discard")
+
+
+def test_only_menzi_closed_by_guo_chi_names_the_rule():
+    # 小六小七 could eat 小五 and passed: 小八 is closed to that 门子 (003 §玩法规则 4.1), its only one.
+    # Seat 1 also holds 小八小八, so it has a 碰 option: the 吃 is still refused as 过吃.
+    st = table(["d3 d8", "x6 x7 x8 x8 d1 d5 d9", "d2 d6"], "x5 d4 d7 x8", turn=0)
+    st.apply(E(0, "draw", "x5"))
+    assert [(o.seat, o.act) for o in st.window.options] == [(1, "chi")]
+    for e in (E(1, "pass"), E(1, "draw", "d4"), E(2, "draw", "d7"), E(0, "draw", "x8")):
+        st.apply(e)
+    assert [(o.seat, o.act) for o in st.window.options] == [(1, "peng")]
+    err = raises(st, E(1, "chi", "x8", "x6 x7"))
+    assert (err.code, err.rule) == ("illegal_action", "yuanjiang_guihuzi.guo_chi")
+
+
+def test_qihu_xi_counts_the_groups_xi_when_set():
+    # 坎 小三 1 + 二七十 1 + 碰 伍 1 + 壹贰叁 0 + 门子 捌玖 0 = 3 息: a 小胡 (5 + 坎 5) by default (the seed's
+    # 5息 is the 5硬息 condition, met by the 坎); under qihu_xi=5 a shape refused, worth its 10.
+    hand, melds = "x3 x3 x3 x2 x7 x10 d1 d2 d3 d8", [("peng", "d5 d5 d5")]
+    assert ev(hand, "d9", melds=melds).points == 10
+    miss = ev(hand, "d9", melds=melds, r=rules(qihu_xi=5))
+    assert not miss.ok and miss.shape and miss.points == 10 and "3 息" in miss.reason
+    # 贰柒拾 for 壹贰叁 and 单歪 捌捌 (own draw): 坎 1 + 二七十 1 + 贰柒拾 1 + 碰 1 + 单歪 1 = 5 息, and
+    # every group has 息: 行行息 50 + 坎 5 + 单歪 5 = 60 under either value.
+    five = ev("x3 x3 x3 x2 x7 x10 d2 d7 d10 d8", "d8", melds=melds, r=rules(qihu_xi=5))
+    assert five.ok and five.points == 60 and five.hand_types == ["hanghang_xi", "dan_wai"]
+    # a 大胡 is bound too: 全黑胡 with only its 坎's 1 息
+    black = "x3 x3 x3 x4 x5 x6 d3 d4 d5 d4 d5 d6 x8"
+    assert ev(black, "x9").points == 105
+    assert not ev(black, "x9", r=rules(qihu_xi=5)).ok
+    # exempt: 十对 (不用成牌不用满足5息), 九对半 (同十对), 无息平 (一息没有, by definition)
+    pairs = "x1 x1 x3 x3 x5 x5 x7 x7 x9 d1 d1 d3 d3 d5 d5 d7 d7 d9 d9"
+    assert ev(pairs, "x9", r=rules(qihu_xi=5)).points == 200
+    assert ev(pairs.replace("d9 d9", "d9 d10"), "x9", r=rules(qihu_xi=5)).hand_types == ["jiudui_ban"]
+    wuxi = ev("x3 x4 x5 x4 x5 x6 x8 x9 x10 d3 d4 d5 d4 d5 d6 d1 d2 d3 d8", "d9", r=rules(qihu_xi=5))
+    assert wuxi.ok and wuxi.hand_types == ["wuxi_ping"] and wuxi.points == 50
+
+
+def test_new_options_default_to_the_behaviour_before():
+    # spec §7: a new option's default is the behaviour before it existed
+    defaults = {o.name: o.default for o in SPEC.options}
+    assert {k: defaults[k] for k in ("qihu_xi", "xi_cap", "jiudui_ban", "peng_own_discard", "players")} == \
+        {"qihu_xi": 0, "xi_cap": 0, "jiudui_ban": "any", "peng_own_discard": False, "players": 3}
+    assert defaults["dahu_combine"] == "sum" and defaults["piao_bonus"] == 5
+    assert rules().id == "yuanjiang_guihuzi-default"
+
+
+def test_dahu_product_and_xi_cap():
+    # 大字胡 100 and 全黑胡 100 with a 坎: summed 205, multiplied 100 × 100 + 5; capped at 200
+    hand = "d3 d3 d3 d4 d5 d6 d8"
+    assert ev(hand, "d9", r=rules(dahu_combine="product")).points == 10005
+    capped = ev(hand, "d9", r=rules(dahu_combine="product", xi_cap=200))
+    assert capped.points == 200 and capped.breakdown["cap"] == 200 and capped.breakdown["xi"] == 10000
+    one = ev("x3 x3 x3 x4 x5 x6 d3 d4 d5 x8 x9 x10 d8", "d9", r=rules(dahu_combine="product"))
+    assert one.hand_types == ["yidian_hong"] and one.points == 55  # one type: its own 息
+    tian = "x3 x3 x3 x4 x5 x6 x7 x8 x9 d1 d2 d3 d4 d5 d6 d8 d9 d10 x1 x2"
+    assert ev(tian, None, tianhu=True, r=rules(xi_cap=200)).points == 200
+    assert "cap" not in ev(tian, None, tianhu=True).breakdown and ev(tian, None, tianhu=True).points == 205
+
+
+NINE19 = "x1 x1 x3 x3 x5 x5 x7 x7 x9 d1 d1 d3 d3 d5 d5 d7 d7 d9 d10"  # 8 pairs and 小九 玖 拾: 九对半 on 小九
+
+
+def test_jiudui_ban_only_on_the_dealt_hand_when_set():
+    for opts, after_discard, want in (({}, True, 200), ({"jiudui_ban": "dealt"}, False, 200),
+                                      ({"jiudui_ban": "dealt"}, True, None)):
+        if after_discard:  # seat 2 discarded its 20th card first: its hand is no longer the dealt one
+            st = table(["d4 d8", "d2 d6", NINE19 + " d4"], "x9", turn=2, phase=Phase.DISCARD, **opts)
+            st.apply(E(2, "discard", "d4"))
+        else:
+            st = table(["d4 d8", "d2 d6", NINE19], "x9", turn=0, **opts)
+        st.apply(E(0, "draw", "x9"))
+        if want is None:
+            err = raises(st, E(2, "hu", "x9"))
+            assert (err.code, err.rule) == ("not_a_win", "yuanjiang_guihuzi.hu_shape") and "dealt hand" in err.message
+            assert err.detail["points"] == 200  # a shape, refused: the points it would bring
+        else:
+            st.apply(E(2, "hu", "x9"))
+            assert st.result()["hand_types"] == ["jiudui_ban"] and st.result()["points"] == want
+
+
+def test_peng_own_discard_closes_peng_when_set():
+    for opts, offered in (({}, True), ({"peng_own_discard": True}, False)):
+        st = table(["d4 d8", "d2 d6", "x9 x9 x9 d3 d5 d9"], "x9", turn=2, phase=Phase.DISCARD, **opts)
+        st.apply(E(2, "discard", "x9"))
+        st.apply(E(0, "draw", "x9"))  # the last 小九, flipped: 碰 on a flip (peng_on_flip)
+        assert [(o.seat, o.act) for o in st.window.options] == ([(2, "peng")] if offered else [])
+        if not offered:
+            err = raises(st, E(2, "peng", "x9", "x9 x9"))
+            assert (err.code, err.rule) == ("illegal_action", "yuanjiang_guihuzi.peng_own_discard")
+
+
+def test_wai_then_hu_is_the_win_on_that_flip():
+    # docs decision 9: 歪 then 胡 is judged as the 胡 on the flip. 8 pairs + 小九小九 + 拾, drawing 小九:
+    # 9 pairs, 九对半 200 (003 §胡牌胡型 16) — whether logged as 胡, or 歪 then 胡 (the 歪 as a meld would
+    # leave 17 cards that split into nothing).
+    from replay.variants.yuanjiang_guihuzi.cases import score_case_of
+
+    hand = "x1 x1 x3 x3 x5 x5 x7 x7 d1 d1 d3 d3 d5 d5 d7 d7 x9 x9 d10"
+    results, cases = [], []
+    for path in ([E(2, "hu", "x9")], [E(2, "wai", "x9", "x9 x9"), E(2, "hu", "x9")]):
+        st = table(["d4 d8", "d2 d6", hand], "x9", turn=2)
+        st.apply(E(2, "draw", "x9"))
+        for e in path:
+            cases.append(score_case_of(st, 2))
+            st.apply(e)
+        results.append({k: st.result()[k] for k in ("points", "units", "hand_types", "breakdown", "scores")})
+    assert results[0] == results[1] and results[0]["points"] == 200 and results[0]["hand_types"] == ["jiudui_ban"]
+    assert cases[0] == cases[1] == cases[2]  # after the 歪, the case puts its pair back in the hand
+
+
+def test_not_a_win_carries_the_points_and_groups_of_a_shape():
+    # a complete shape with no 坎/歪/圆 on another seat's flip: refused by 起胡条件, worth the 5 硬息
+    st = table(["x1 x2 x3 x4 x5 x6 d1 d2 d3 d7", "d4 d9", "d5 d6"], "d8 x10", turn=1)
+    st.melds[0] = [("peng", (K("x9"),) * 3)]
+    st.apply(E(1, "draw", "d8"))
+    err = raises(st, E(0, "hu", "d8"))
+    assert (err.code, err.rule) == ("not_a_win", "yuanjiang_guihuzi.hu_shape") and "起胡条件" in err.message
+    assert err.detail == {"points": 5, "groups": [
+        {"kind": "peng", "cards": ["x9"] * 3, "points": 1}, {"kind": "shunzi", "cards": ["x1", "x2", "x3"], "points": 0},
+        {"kind": "shunzi", "cards": ["x4", "x5", "x6"], "points": 0}, {"kind": "shunzi", "cards": ["d1", "d2", "d3"], "points": 0},
+        {"kind": "menzi", "cards": ["d7", "d8"], "points": 0}]}
+    st = table(["x1 x2 x3 x4 x5 x6 d1 d2 d3 d7", "d4 d9", "d5 d6"], "x10", turn=1)
+    st.apply(E(1, "draw", "x10"))
+    err = raises(st, E(0, "hu", "x10"))  # 小十 + 柒: no 门子, no shape: nothing to count
+    assert err.code == "not_a_win" and err.detail is None

@@ -61,7 +61,7 @@ class VariantSpec:
 _CONTRACT = (
     ("guilin", "001_b125067d32c1f7d7.txt", ZIPAI, (3,), {"chi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"}),
     ("zipai", "004_d2ed00504ff040a5.txt", ZIPAI, (3,), {"chi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"}),
-    ("yuanjiang_guihuzi", "003_50360bd1f53fc819.txt", ZIPAI, (3,), {"chi", "peng", "wai", "liu", "piao"}),
+    ("yuanjiang_guihuzi", "003_50360bd1f53fc819.txt", ZIPAI, (3, 2), {"chi", "peng", "wai", "liu", "piao"}),
     ("tongcheng_gezi", "000_b93a380aaaa9b6e3.txt", HUAPAI, (3, 4), {"jian", "peng", "zhao", "guan_sheng", "hua"}),
     ("sanjing_huapai", "002_f9a80b28e0fcbf1a.txt", HUAPAI, (3,), {"dui", "zhao", "zha", "kai_fan"}),
     ("wujing_huapai", "002_f9a80b28e0fcbf1a.txt", HUAPAI, (3,), {"dui", "zhao", "zha", "kai_fan"}),

@@ -1,8 +1,9 @@
-"""沅江鬼胡子 (seed 003_50360bd1f53fc819.txt): 80 cards, 3 players, 坎/碰/飘/歪/溜, 门子, 16 hand types, 息.
+"""沅江鬼胡子 (seed 003_50360bd1f53fc819.txt): 80 cards, 3 (or 2) players, 坎/碰/飘/歪/溜, 门子, 16 hand types, 息.
 
 Files by role: ``options.py`` (rule options), ``scoring.py`` (sentences, 门子, the best split, hand
 types, the 息 formula, 理牌), ``state.py`` (the game as a state machine: acts, priority, 过吃/过碰/锁牌,
-settlement), ``bots.py`` (simulator players), ``dingzhuang.py`` (定庄 across a table's hands).
+settlement), ``cases.py`` (spec §8 score cases as engine positions, and back), ``bots.py``
+(simulator players), ``dingzhuang.py`` (定庄 across a table's hands).
 Rules doc: ``docs/rules/yuanjiang_guihuzi.md``.
 """
 
@@ -22,22 +23,22 @@ def _state(record, ruleset):  # lazy: keeps the registry import light
     return YuanjiangState(record, ruleset)
 
 
-def _score(case, rules):
-    from replay.variants.yuanjiang_guihuzi.scoring import score_case
+def _position(case, rules):  # spec §8 cases judged by the engine itself (replay/judge.py)
+    from replay.variants.yuanjiang_guihuzi.cases import position
 
-    return score_case(case, rules)
+    return position(case, rules)
 
 
 SPEC = VariantSpec(
     id="yuanjiang_guihuzi",
     seed="003_50360bd1f53fc819.txt",
     deck=ZIPAI,
-    players=(3,),
+    players=(3, 2),  # the first is the simulator's default, as option `players`
     acts=_BASE | {"chi", "peng", "wai", "liu", "piao"},
     options=OPTIONS,
     state=_state,
     hand_sizes=lambda n: (20, 19),  # 003 §3 发牌: 庄家20张, 闲家19张
-    scorer=_score,
+    position=_position,
 )
 
 

@@ -20,47 +20,56 @@ _STARTS: dict[int, tuple[tuple[int, int, int], ...]] = {i: tuple(s for s in sc.S
 _PARTNERS: dict[int, tuple[int, ...]] = {i: tuple(j for j in range(i + 1, 20) if (i, j) in sc.MENZI2) for i in range(20)}
 
 
-@lru_cache(maxsize=400_000)
-def shape_value(counts: tuple[int, ...]) -> float:
-    """Heuristic worth of concealed cards: a 坎 4 (it also meets 起胡条件), a sentence 3, a pair 1.4
-    (a 歪/碰 in waiting, or the 门子), two cards of a sentence 1, singles 0. Lowest kind first."""
+@lru_cache(maxsize=200_000)
+def _size_value(counts: tuple[int, ...], base: int) -> int:
+    """:func:`shape_value` of one size's ten counts (``base`` 0: 小, 10: 大), in tenths. Lowest kind first."""
     i = next((k for k, c in enumerate(counts) if c), -1)
     if i < 0:
-        return 0.0
+        return 0
     rest = list(counts)
     rest[i] -= 1
-    best = shape_value(tuple(rest))  # i as a single
+    best = _size_value(tuple(rest), base)  # i as a single
     if counts[i] >= 3:
         r = list(counts)
         r[i] -= 3
-        best = max(best, 4.0 + shape_value(tuple(r)))
-    for s in _STARTS[i]:
-        if counts[s[1]] and counts[s[2]]:
+        best = max(best, 40 + _size_value(tuple(r), base))
+    for s in _STARTS[i + base]:
+        a, b = s[1] - base, s[2] - base
+        if counts[a] and counts[b]:
             r = list(counts)
-            for c in s:
-                r[c] -= 1
-            best = max(best, 3.0 + 0.3 * (s in sc.EQS) + shape_value(tuple(r)))
+            r[i] -= 1
+            r[a] -= 1
+            r[b] -= 1
+            best = max(best, 30 + 3 * (s in sc.EQS) + _size_value(tuple(r), base))
     if counts[i] >= 2:
         r = list(counts)
         r[i] -= 2
-        best = max(best, 1.4 + shape_value(tuple(r)))
-    for j in _PARTNERS[i]:
-        if counts[j]:
+        best = max(best, 14 + _size_value(tuple(r), base))
+    for j in _PARTNERS[i + base]:
+        if counts[j - base]:
             r = list(counts)
             r[i] -= 1
-            r[j] -= 1
-            best = max(best, 1.0 + shape_value(tuple(r)))
+            r[j - base] -= 1
+            best = max(best, 10 + _size_value(tuple(r), base))
     return best
 
 
-def hand_value(hand: list[int]) -> float:
+def shape_value(counts) -> int:
+    """Heuristic worth of concealed cards (a count vector), in tenths: a 坎 40 (it also meets
+    起胡条件), a sentence 30 (二七十 33), a pair 14 (a 歪/碰 in waiting, or the 门子), two cards of a
+    sentence 10, singles 0 — the best sum over the ways to group them. No group mixes 小 and 大,
+    so each size is valued alone (and memoised); integers, so equal plans are exactly equal."""
+    return _size_value(tuple(counts[:10]), 0) + _size_value(tuple(counts[10:]), 10)
+
+
+def hand_value(hand: list[int]) -> int:
     """:func:`shape_value` of a count vector."""
-    return shape_value(tuple(hand))
+    return shape_value(hand)
 
 
-def _best_after_discard(hand: list[int], free: list[int]) -> float:
+def _best_after_discard(hand: list[int], free: list[int]) -> int:
     """Value of ``hand`` after its best discard among ``free`` cards."""
-    best = -1e9
+    best = -10**9
     for k in range(20):
         if free[k]:
             h = hand.copy()
@@ -89,7 +98,7 @@ class HeuristicBot:
             k = ZIPAI.index(e.card)
             h = list(hand)
             h[k] -= 1
-            v = hand_value(h) + 0.01 * self.rng.random()
+            v = hand_value(h) + 0.1 * self.rng.random()
             if v > best_v:
                 best, best_v = e, v
         assert best is not None
@@ -105,7 +114,7 @@ class HeuristicBot:
             return opt.events[0]
         hand = list(state.hands[seat])
         now = hand_value(hand)
-        best, best_v = None, now + (-1.0 if opt.act == "wai" else 0.3)
+        best, best_v = None, now + (-10 if opt.act == "wai" else 3)
         for e in opt.events:
             h = hand.copy()
             own = [ZIPAI.index(c) for c in e.cards or []]
@@ -117,7 +126,7 @@ class HeuristicBot:
                 free = [0 if k in locks else n for k, n in enumerate(free)]
             if not any(free):
                 continue
-            v = 3.0 + (2.0 if opt.act == "wai" else 0.0) + _best_after_discard(h, free)
+            v = 30 + (20 if opt.act == "wai" else 0) + _best_after_discard(h, free)
             if v > best_v:
                 best, best_v = e, v
         return best

@@ -16,8 +16,9 @@ OPTIONS = (
     RuleOption("qihu_scope", "xiaohu", ("xiaohu", "all"), f"{S} §名词解析 5 (起胡条件: 小胡必须满足…)",
                "xiaohu: the 坎/歪/圆/单歪 condition binds only a 小胡 (no hand type), as written; all: every win "
                "except 十对, 九对半, 无息平, 花胡子."),
-    RuleOption("dahu_combine", "sum", ("sum", "max"), f"{S} §牌型说明 (包含关系的牌型不重复计算)",
-               "How several 大胡 hand types combine: sum (only the listed inclusions are not stacked) or max."),
+    RuleOption("dahu_combine", "sum", ("sum", "max", "product"), f"{S} §牌型说明 (包含关系的牌型不重复计算)",
+               "How the 息 of several 大胡 hand types combine: sum (only the listed inclusions are not stacked), "
+               "max (the highest alone) or product (multiplied, as an independent implementation does)."),
     RuleOption("yuan_stack", "each", ("each", "once"), f"{S} §息数和算分 (…*内圆*外圆…)",
                "each: ×4 per 内圆 and ×2 per 外圆; once: ×4 if any 内圆, ×2 if any 外圆."),
     RuleOption("piao_bonus", 5, (5, 0), f"{S} §息数和算分 (溜、飘(四张):1息; 【5硬息】 list cut after ⑤溜:+5)",
@@ -30,4 +31,19 @@ OPTIONS = (
                "won without discarding again (歪→胡, 歪→溜 and 溜 are not 动张); off: never."),
     RuleOption("hanghang_with_menzi", True, (True, False), f"{S} §胡牌胡型 12 (行行息: 每组牌都有息) and §息数和算分",
                "True: the 门子 is one of the groups and must have 息 too (a pair or two of 二七十); False: only full groups."),
+    RuleOption("qihu_xi", 0, (0, 5), f"{S} §胡牌胡型 3 (十对: 不用成牌不用满足5息), §名词解析 5 (起胡条件 … 只针对5硬息玩法)",
+               "0: no count of 息 is needed — the seed's 5息 is the 5硬息 of its 5硬息玩法, whose condition is "
+               "起胡条件 (a 坎, 歪, 圆 or 单歪: each worth +5), enforced anyway; 5: besides, the groups of the "
+               "winning split (melds and 门子 included) must hold 5 息 by §息数和算分, except 十对, 九对半, "
+               "无息平 and 花胡子."),
+    RuleOption("xi_cap", 0, (0, 200), f"{S} §息数和算分 (no cap named); a public server caps at 200 息",
+               "0: no cap; 200: a win's final 息 (points and units) is at most 200."),
+    RuleOption("jiudui_ban", "any", ("any", "dealt"), f"{S} §胡牌胡型 16 (九对半: 有9组对子,即可胡牌 … 同十对)",
+               "any: 九对半 wins whenever the 20 concealed cards hold 9 pairs (as 十对, no time named); dealt: only "
+               "on the dealt hand (the seat has discarded and claimed nothing yet)."),
+    RuleOption("peng_own_discard", False, (False, True), f"{S} §玩法规则 3 ② (不能吃自己出过的牌)",
+               "False: a seat's own discard closes only 吃 of that card, as written; True: it closes 碰 of it too."),
+    RuleOption("players", 3, (3, 2), f"{S} §3 发牌 (庄家20张,闲家19张: the number of 闲家 is not given)",
+               "3 seats (a 22-card wall; the table paipu played before the option) or 2 (the same 20/19 deal, "
+               "a 41-card wall; each seat is the other's 下家)."),
 )

@@ -113,16 +113,18 @@ def _add(f: Feat, g: Group) -> Feat:
 
 
 @lru_cache(maxsize=300_000)
-def _splits(counts: tuple[int, ...], w: int, wmode: str, w_kan: bool, menzi: int) -> dict[Feat, tuple[Group, ...]]:
-    """Every distinct feature set of a split of ``counts`` into groups plus ``menzi`` 门子, with one
-    split (its groups) for each. Lowest kind first, memoised on the count vector.
+def _splits(counts: tuple[int, ...], w: int, wmode: str, w_kan: bool, menzi: int,
+            by_xi: bool = False) -> dict[tuple, tuple[Group, ...]]:
+    """Every distinct feature set (:data:`Feat`) of a split of ``counts`` into groups plus ``menzi``
+    门子, with one split (its groups) for each. Lowest kind first, memoised on the count vector.
 
     ``w``: kind of the winning card (-1: none); ``wmode``: ``self`` / ``flip`` / ``""``;
-    ``w_kan``: the hand held three of ``w`` before it (so three of them are a dealt 坎).
+    ``w_kan``: the hand held three of ``w`` before it (so three of them are a dealt 坎);
+    ``by_xi``: the split's total 息 is a ninth feature (for option ``qihu_xi``, which asks it).
     """
     i = next((k for k, c in enumerate(counts) if c), -1)
     if i < 0:
-        return {_EMPTY: ()} if menzi == 0 else {}
+        return ({(*_EMPTY, 0) if by_xi else _EMPTY: ()}) if menzi == 0 else {}
     cand: list[tuple[Group, int]] = []
     if counts[i] >= 3:
         kind = "kan" if i != w or w_kan or not wmode else ("wai" if wmode == "self" else "peng")
@@ -139,13 +141,13 @@ def _splits(counts: tuple[int, ...], w: int, wmode: str, w_kan: bool, menzi: int
             if counts[j] and (i, j) in MENZI2:
                 kind = "eqs_menzi" if is_eqs((i, j)) else "menzi"
                 cand.append((Group(kind, (i, j), XI[kind]), 1))
-    out: dict[Feat, tuple[Group, ...]] = {}
+    out: dict[tuple, tuple[Group, ...]] = {}
     for g, used in cand:
         rest = list(counts)
         for c in g.cards:
             rest[c] -= 1
-        for f, groups in _splits(tuple(rest), w, wmode, w_kan, menzi - used).items():
-            f2 = _add(f, g)
+        for f, groups in _splits(tuple(rest), w, wmode, w_kan, menzi - used, by_xi).items():
+            f2 = (*_add(f[:8], g), f[8] + g.xi) if by_xi else _add(f, g)
             if f2 not in out:
                 out[f2] = (g, *groups)
     return out
@@ -177,6 +179,9 @@ class Win:
         (+5 bonuses), ``nei_yuan``/``wai_yuan``/``haidi``/``baoting`` (factors):
         points = (xi + bonuses) × factors.
     :param groups: melds first, then the concealed groups of the best split.
+    :param shape: the cards form a winning shape (always True when ``ok``); a hand with a shape
+        that is not a win (起胡条件, option ``qihu_xi``) carries the ``points`` and ``groups`` of its
+        best refused reading, the points it would bring (spec §8 waits).
     """
 
     ok: bool
@@ -186,16 +191,20 @@ class Win:
     type_xi: dict[str, int] = field(default_factory=dict)
     breakdown: dict[str, int] = field(default_factory=dict)
     groups: tuple[Group, ...] = ()
+    shape: bool = False
 
 
 @dataclass(frozen=True)
 class Context:
     """What the hand alone cannot tell: ``tianhu`` (the dealer's dealt hand), ``haidi`` (the winning
-    card is the last card of the wall), ``baoting`` (报听 held, docs/rules §报听)."""
+    card is the last card of the wall), ``baoting`` (报听 held, docs/rules §报听), ``dealt`` (the
+    concealed hand is still the dealt one: the seat has discarded and claimed nothing; option
+    ``jiudui_ban = dealt``)."""
 
     tianhu: bool = False
     haidi: bool = False
     baoting: bool = False
+    dealt: bool = False
 
 
 def shape_ok(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w: int | None, wmode: str = "self") -> bool:
@@ -290,6 +299,19 @@ class HandShape:
 _HALF = bytes(i >> 1 for i in range(256))  # a count → its pairs, for bytes.translate
 
 
+def _combine(types: dict[str, int], how: str) -> int:
+    """息 of several 大胡 types together (option ``dahu_combine``; docs decision 2): ``sum``, ``max``
+    or ``product`` (one type: its own 息 in every mode)."""
+    if how == "sum":
+        return sum(types.values())
+    if how == "max":
+        return max(types.values())
+    out = 1
+    for v in types.values():
+        out *= v
+    return out
+
+
 def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w: int | None, wmode: str,
              ctx: Context, rules: Mapping[str, Any]) -> Win:
     """Score a finished hand: the reading (split, or 十对 / 九对半) with the most final 息.
@@ -299,7 +321,8 @@ def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
     :param w: the winning card's kind; None for 天胡 or a 胡 right after one's own 歪 (the card is in the 歪).
     :param wmode: ``self`` (one's own flip) or ``flip`` (another seat's flip); ignored when ``w`` is None.
     :param ctx: :class:`Context`. :param rules: the ruleset (options.py).
-    :returns: :class:`Win` (``ok`` False with a ``reason`` when it is not a win). Sources: module doc.
+    :returns: :class:`Win` (``ok`` False with a ``reason`` when it is not a win; with ``shape``
+        True, the points and groups of the best refused reading). Sources: module doc.
     """
     counts = list(hand)
     if w is not None:
@@ -311,6 +334,7 @@ def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
         for k in cards:
             held[k] += 1
     table = tuple(Group(k, tuple(c), meld_xi(k, c), "table") for k, c in melds)
+    table_xi = sum(g.xi for g in table)
     red = sum(held[k] for k in RED)
     kinds = [k for k in range(20) if held[k]]
     # 圆: all four of a kind held. 外圆 when a copy came by 吃/碰/飘 or is another seat's flipped
@@ -327,6 +351,7 @@ def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
     m_all_xi = all(g.xi > 0 for g in table)
     has_chi = any(k == "chi" for k, _ in melds)
     quanqiuren = w is not None and sum(hand) == 1  # 003 §胡牌胡型 13: 手里剩一张后胡牌
+    min_xi = rules["qihu_xi"]
 
     def common(types: dict[str, int]) -> None:
         if ctx.tianhu:
@@ -344,10 +369,13 @@ def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
         if quanqiuren:
             types["quanqiuren"] = TYPE_XI["quanqiuren"]
 
-    readings: list[tuple[dict[str, int], tuple[Group, ...], int, int, bool]] = []  # types, groups, n_kan, n_wai, dan_wai
+    # readings: types, groups, n_kan, n_wai, dan_wai, total 息 of the groups (melds and 门子 included),
+    # and why the reading is barred whatever it scores (None: it is not)
+    readings: list[tuple[dict[str, int], tuple[Group, ...], int, int, bool, int, str | None]] = []
     if sum(counts) % 3 == 2:
-        feats = _splits(tuple(counts), -1 if w is None else w, wmode, w is not None and hand[w] >= 3, 1)
-        for (n_kan, n_wai, dan_wai, all_xi, any_xi, has_seq, seq_red, menzi), groups in feats.items():
+        feats = _splits(tuple(counts), -1 if w is None else w, wmode, w is not None and hand[w] >= 3, 1, min_xi > 0)
+        for f, groups in feats.items():
+            n_kan, n_wai, dan_wai, all_xi, any_xi, has_seq, seq_red, menzi = f[:8]
             types: dict[str, int] = {}
             if not any_xi and not melds:
                 # 无息平: 一息没有形成成牌牌型, 有吃则不能胡; 允许胡牌不能叠加牌型. 花胡子 on top of it.
@@ -361,7 +389,7 @@ def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
                     types["duizi_xi"] = TYPE_XI["duizi_xi"]
                     if red == 0:
                         types["wudui_hu"] = TYPE_XI["wudui_hu"]  # 碰碰胡且没有红字
-            readings.append((types, groups, n_kan, n_wai, dan_wai))
+            readings.append((types, groups, n_kan, n_wai, dan_wai, table_xi + (f[8] if min_xi else 0), None))
     if not melds and sum(counts) == 20:  # 十对 / 九对半: 不用成牌
         pairs = sum(c // 2 for c in counts)
         if pairs >= 9:
@@ -370,116 +398,57 @@ def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
             common(types)
             groups = tuple(Group("dui", (k, k), 1) for k in range(20) for _ in range(counts[k] // 2))
             groups += tuple(Group("dan", (k,), 0) for k in range(20) if counts[k] % 2)
-            readings.append((types, groups, 0, 0, False))
+            late = t == "jiudui_ban" and rules["jiudui_ban"] == "dealt" and not (ctx.dealt or ctx.tianhu)
+            readings.append((types, groups, 0, 0, False, 0, "九对半 wins only on the dealt hand (jiudui_ban=dealt; "
+                             "003 §胡牌胡型 16)" if late else None))
     if not readings:
         return Win(False, "the cards do not all form groups but one 门子 (nor 十对 / 九对半)")
     best: Win | None = None
-    fail: str | None = None
-    for types, groups, n_kan, n_wai, dan_wai in readings:
+    refused: Win | None = None  # the best reading that is a shape but not a win
+    if rules["yuan_stack"] == "each":
+        fn, fw = 4 ** n_nei_yuan, 2 ** n_wai_yuan
+    else:
+        fn, fw = 4 if n_nei_yuan else 1, 2 if n_wai_yuan else 1
+    fh = MULTIPLIER["haidi"] if ctx.haidi else 1
+    fb = MULTIPLIER["baoting"] if ctx.baoting else 1
+    cap = rules["xi_cap"]
+    for types, groups, n_kan, n_wai, dan_wai, total_xi, barred in readings:
         types = apply_exclusions(types)
         kan, wai = BONUS * n_kan, BONUS * (n_wai + m_wai)
         liu, piao = BONUS * m_liu, rules["piao_bonus"] * m_piao
         dw = BONUS if dan_wai else 0
         qihu = bool(n_kan or n_wai or m_wai or m_liu or dan_wai or yuan) or ctx.haidi or ctx.baoting
-        if types and rules["qihu_scope"] == "all" and not (EXEMPT & set(types)) and not qihu:
-            fail = fail or "起胡条件: no 坎, 歪, 圆 or 单歪, and not 海底 or 报听 (qihu_scope=all binds 大胡 too)"
-            continue
-        if not types and not qihu:
-            fail = fail or "起胡条件: a 小胡 needs a 坎, 歪, 内圆, 外圆 or 单歪, else only 海底 or 报听 (003 §名词解析 5)"
-            continue
-        if types:
-            xi = sum(types.values()) if rules["dahu_combine"] == "sum" else max(types.values())
-        else:
-            xi = YING_XI
-        if rules["yuan_stack"] == "each":
-            fn, fw = 4 ** n_nei_yuan, 2 ** n_wai_yuan
-        else:
-            fn, fw = 4 if n_nei_yuan else 1, 2 if n_wai_yuan else 1
-        fh = MULTIPLIER["haidi"] if ctx.haidi else 1
-        fb = MULTIPLIER["baoting"] if ctx.baoting else 1
+        exempt = bool(EXEMPT & set(types))
+        why = barred
+        if why:
+            pass
+        elif types and rules["qihu_scope"] == "all" and not exempt and not qihu:
+            why = "起胡条件: no 坎, 歪, 圆 or 单歪, and not 海底 or 报听 (qihu_scope=all binds 大胡 too)"
+        elif not types and not qihu:
+            why = "起胡条件: a 小胡 needs a 坎, 歪, 内圆, 外圆 or 单歪, else only 海底 or 报听 (003 §名词解析 5)"
+        elif min_xi and not exempt and total_xi < min_xi:
+            why = f"the groups hold {total_xi} 息, under the {min_xi} 息 a win needs (qihu_xi={min_xi}; 003 §胡牌胡型 3)"
+        xi = _combine(types, rules["dahu_combine"]) if types else YING_XI
         pts = (xi + kan + wai + liu + piao + dw) * fn * fw * fh * fb
-        if best is not None and pts <= best.points:
+        bd = {"xi": xi, "kan": kan, "wai": wai, "liu": liu, "piao": piao, "dan_wai": dw,
+              "nei_yuan": fn, "wai_yuan": fw, "haidi": fh, "baoting": fb}
+        if cap and pts > cap:  # option xi_cap: the final 息 stops there (breakdown says so)
+            pts, bd["cap"] = cap, cap
+        top = refused if why else best
+        if top is not None and pts <= top.points:
             continue
         ids = list(types)
         ids += [t for t, on in (("baoting", ctx.baoting), ("haidi", ctx.haidi), ("nei_yuan", n_nei_yuan),
                                 ("wai_yuan", n_wai_yuan), ("dan_wai", dan_wai)) if on]
-        bd = {"xi": xi, "kan": kan, "wai": wai, "liu": liu, "piao": piao, "dan_wai": dw,
-              "nei_yuan": fn, "wai_yuan": fw, "haidi": fh, "baoting": fb}
-        best = Win(True, None, pts, ids, dict(types), bd, table + groups)
-    if best is None:
-        return Win(False, fail)
-    return best
-
-
-def score_case(case: dict, rules) -> dict:
-    """Judge one spec §8 score case for yuanjiang_guihuzi.
-
-    ``melds[].kind``: ``chi``, ``peng``, ``wai``, ``liu``, ``piao`` (on the table) or ``kan`` (a dealt
-    three, joins the hand). ``win_from``: ``self`` (default) or ``flip``; ``discard`` is never a win
-    here (003 §名词解析 4: 只可胡自己或别人摸出来的牌). ``context``: ``dealer`` + ``win_card: null``
-    → 天胡; ``last_card`` → 海底; ``baoting`` → 报听.
-
-    :raises ValueError: malformed case (the message says what).
-    """
-    hand = ZIPAI.counts(case.get("hand") or [])
-    melds: list[tuple[str, tuple[int, ...]]] = []
-    for m in case.get("melds") or []:
-        kind = m.get("kind")
-        cards = tuple(sorted(ZIPAI.index(c) for c in m.get("cards") or []))
-        if kind == "kan":
-            if len(cards) != 3 or len(set(cards)) != 1:
-                raise ValueError(f"meld {m} is not a 坎")
-            for k in cards:
-                hand[k] += 1
-            continue
-        if kind == "chi":
-            if cards not in SENTENCES:
-                raise ValueError(f"meld {m} is not a sentence (顺子 of one size or 二七十)")
-        elif kind in ("peng", "wai"):
-            if len(cards) != 3 or len(set(cards)) != 1:
-                raise ValueError(f"meld {m} is not a {kind}")
-        elif kind in ("liu", "piao"):
-            if len(cards) != 4 or len(set(cards)) != 1:
-                raise ValueError(f"meld {m} is not a {kind}")
+        win = Win(why is None, why, pts, ids, dict(types), bd, table + groups, True)
+        if why:
+            refused = win
         else:
-            raise ValueError(f"meld kind {kind!r} is not a yuanjiang_guihuzi meld (chi, peng, wai, liu, piao, kan)")
-        melds.append((kind, cards))
-    total = ZIPAI.held(hand, melds)
-    ctx = case.get("context") or {}
-    win_from = case.get("win_from") or "self"
-    if win_from not in ("self", "discard", "flip"):
-        raise ValueError("win_from is self, discard or flip")
-    wmode = "self" if win_from == "self" else "flip"
-    c = Context(tianhu=False, haidi=bool(ctx.get("last_card")), baoting=bool(ctx.get("baoting")))
-    if "win_card" not in case:  # waits (spec §8)
-        waits = []
-        for k in range(20):
-            if total[k] >= 4 or not shape_ok(hand, melds, k, wmode):
-                continue
-            r = evaluate(hand, melds, k, wmode, c, rules)
-            # points: None when the card completes the shape but not 起胡条件 (no win, nothing to count)
-            waits.append({"card": ZIPAI.codes[k], "points": r.points if r.ok else None,
-                          "win": r.ok and win_from != "discard"})
-        return {"waits": waits}
-    wc = case["win_card"]
-    w = None if wc is None else ZIPAI.index(wc)
-    if w is not None and total[w] >= 4:
-        raise ValueError(f"a fifth {wc}")
-    if w is None:
-        c = Context(tianhu=bool(ctx.get("dealer")) and bool(ctx.get("first_turn", True)) and not melds,
-                    haidi=c.haidi, baoting=c.baoting)
-    out: dict[str, Any] = {"win": False, "points": None, "units": None, "hand_types": [], "groups": [], "reason": None}
-    r = evaluate(hand, melds, w, wmode, c, rules)
-    if not r.ok:
-        out["reason"] = r.reason
-        return out
-    out["groups"] = [{"kind": g.kind, "cards": g.codes(), "points": g.xi} for g in r.groups]
-    if w is not None and win_from == "discard":
-        out["points"] = r.points
-        out["reason"] = "a win only on a drawn card, never on a discard (003 §名词解析 4)"
-        return out
-    out.update(win=True, points=r.points, units=r.points, hand_types=r.hand_types)
-    return out
+            best = win
+    if best is not None:
+        return best
+    assert refused is not None
+    return refused
 
 
 def lipai(counts: Sequence[int]) -> list[list[str]]:
@@ -511,3 +480,14 @@ def lipai(counts: Sequence[int]) -> list[list[str]]:
     cols += [tuple(singles[i:i + 2]) for i in range(0, len(singles), 2)]
     cols.sort(key=lambda c: (min(c), c))
     return [[ZIPAI.codes[k] for k in sorted(c)] for c in cols]
+
+
+def case_groups(groups: Sequence[Group]) -> list[dict[str, Any]]:
+    """Groups as spec §8 ``groups``: ``[{"kind", "cards" (codes), "points" (息)}]``."""
+    return [{"kind": g.kind, "cards": g.codes(), "points": g.xi} for g in groups]
+
+
+def refusal_detail(r: Win) -> dict[str, Any] | None:
+    """``RuleViolation.detail`` of a refused 胡 (replay/judge.py): the points and groups of the
+    hand's best reading when its cards form a shape (``{"points", "groups"}``), else None."""
+    return {"points": r.points, "groups": case_groups(r.groups)} if r.shape else None

@@ -11,6 +11,7 @@ from typing import Any
 
 from replay.cards import ZIPAI
 from replay.engine import GameState, Option, Phase, Window
+from replay.errors import RuleViolation
 from replay.record import Event
 from replay.variants.yuanjiang_guihuzi import scoring as sc
 
@@ -37,10 +38,15 @@ class YuanjiangState(GameState):
         # (card, 门子) closed to that 门子: card -> rule id (003 §玩法规则 3 ② example, 4.1 example)
         self.menzi_closed: list[dict[tuple[int, tuple[int, int]], str]] = [{} for _ in range(n)]
         self.peng_closed: list[set[int]] = [set() for _ in range(n)]  # 过碰 (003 §玩法规则 4.2)
+        # own discards closed to 碰 (option peng_own_discard; 003 §玩法规则 3 ② names only 吃)
+        self.peng_own: list[set[int]] = [set() for _ in range(n)]
+        # the concealed hand is still the dealt one: nothing discarded or claimed (option jiudui_ban)
+        self.intact: list[bool] = [True] * n
         self.locked: list[set[int]] = [set() for _ in range(n)]  # 锁牌 (003 §玩法规则 4.3)
         self.after_wai: tuple[int, int] | None = None  # (seat, card): may 胡 now (003 §名词解析 4)
         self.dealer_discarded = False
         self.piao, self.peng_on_flip = ruleset["piao"], ruleset["peng_on_flip"]  # read per window
+        self.peng_own_discard = ruleset["peng_own_discard"]
         self.order = [tuple((src + i) % n for i in range(n)) for src in range(n)]  # from src, in turn order
         self.win: dict[str, Any] | None = None
         self.shapes: dict[bytes, sc.HandShape] = {}  # hand → its shape answers (speed only)
@@ -81,15 +87,32 @@ class YuanjiangState(GameState):
         """Whether a win by ``seat`` now is 报听 (option ``baoting``; docs §Decisions 3)."""
         return self.rules["baoting"] == "auto" and bool(self.ting[seat])
 
+    def win_hand(self, seat: int, card: int | None, wmode: str) -> tuple[list[int], list, int | None, str]:
+        """``(hand, melds, card, wmode)`` that ``seat``'s 胡 on ``card`` is judged on: its own, except
+        that a 胡 right after its own 歪 (``card`` None) is the 胡 on that flip — the hand before the
+        歪 plus the card (docs decision 9: both logs of one win score alike, by one reading)."""
+        aw = self.after_wai
+        if card is None and aw is not None and aw[0] == seat:
+            c, melds = aw[1], list(self.melds[seat])
+            i = max(j for j, m in enumerate(melds) if m == ("wai", (c,) * 3))
+            del melds[i]
+            hand = list(self.hands[seat])
+            hand[c] += 2
+            return hand, melds, c, "self"
+        return self.hands[seat], self.melds[seat], card, wmode
+
     def evaluate(self, seat: int, card: int | None, wmode: str, tianhu: bool = False) -> sc.Win:
         """Score ``seat`` winning on ``card`` (None: 天胡, or 胡 right after its own 歪)."""
-        ctx = sc.Context(tianhu=tianhu, haidi=not tianhu and self.wall_left == 0, baoting=not tianhu and self.baoting(seat))
-        return sc.evaluate(self.hands[seat], self.melds[seat], card, wmode, ctx, self.rules)
+        ctx = sc.Context(tianhu=tianhu, haidi=not tianhu and self.wall_left == 0, baoting=not tianhu and self.baoting(seat),
+                         dealt=self.intact[seat])
+        hand, melds, card, wmode = self.win_hand(seat, card, wmode)
+        return sc.evaluate(hand, melds, card, wmode, ctx, self.rules)
 
     def can_win(self, seat: int, card: int | None, wmode: str, tianhu: bool = False) -> bool:
         """Whether ``seat`` wins on ``card`` now: the shape, then 起胡条件 (003 §名词解析 5)."""
         if card is None:  # no shape, no reading: skip the scoring search (speed only)
-            if not sc.shape_ok(self.hands[seat], self.melds[seat], None):
+            hand, melds, w, _ = self.win_hand(seat, None, wmode)
+            if not sc.shape_ok(hand, melds, w):
                 return False
         elif not self.shape(seat).wins(card, not self.melds[seat]):
             return False
@@ -155,7 +178,8 @@ class YuanjiangState(GameState):
                     out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], f"{V}.hu"))
         if not flip or self.peng_on_flip:
             for s in order[1:]:
-                if hands[s][c] >= 2 and c not in self.peng_closed[s] and self._discardable_after(s, {c: 2}):
+                if hands[s][c] >= 2 and c not in self.peng_closed[s] and c not in self.peng_own[s] \
+                        and self._discardable_after(s, {c: 2}):
                     out.append(Option(s, "peng", (R_PENG, 0), False,
                                       [Event(seat=s, act="peng", card=code, cards=[code] * 2)], f"{V}.peng"))
         chi_seats = order[:2] if flip else order[1:2]  # 自己 > 下家
@@ -226,6 +250,7 @@ class YuanjiangState(GameState):
                                 f"{self.label(c)} is locked (锁牌) for seat {s} since its 吃: it cannot be discarded (003 §玩法规则 4.3)")
             h[c] -= 1
             self.after_wai = None
+            self.intact[s] = False
             self.close_after_discard(s, c)
             if s == self.dealer and not self.dealer_discarded:
                 self.dealer_discarded = True
@@ -250,12 +275,13 @@ class YuanjiangState(GameState):
                 h[k] -= 1
                 self.melds[s][i] = ("liu", (k,) * 4)
             self.after_wai = None  # 歪后即溜 keeps 报听 (no discard)
+            self.intact[s] = False
             self.to_draw(self.xia(s))  # 溜后不用出牌: the 下家 draws
             return
         if ev.act == "hu":
             if self.step == 0 and s == self.dealer and ev.card is None:
                 if not self.can_win(s, None, "", tianhu=True):
-                    raise self.fail("not_a_win", "hu_shape", self.not_win_reason(s, None, "", tianhu=True))
+                    raise self.not_a_win(s, None, "", tianhu=True)
                 self.end_win(s, None, None, None, tianhu=True)
                 return
             aw = self.after_wai
@@ -263,15 +289,18 @@ class YuanjiangState(GameState):
                 raise self.fail("illegal_action", "mo_pai_hu",
                                 f"seat {s} has no drawn card to win on now (only 天胡, or 胡 right after its own 歪)")
             if not self.can_win(s, None, ""):
-                raise self.fail("not_a_win", "hu_shape", self.not_win_reason(s, None, ""))
+                raise self.not_a_win(s, None, "")
             self.end_win(s, aw[1], "self", None)
             return
         raise self.fail("illegal_action", "discard", f"seat {s} must discard, 溜 or 胡 now, not `{ev.act}`")
 
     def close_after_discard(self, s: int, c: int) -> None:
         """不能吃自己出过的牌; the 门子 in hand that would have taken ``c`` may not eat its other card
-        (003 §玩法规则 3 ②: 234568 出4 → 23 不能吃1, 56 不能吃7, 68 可以吃7)."""
+        (003 §玩法规则 3 ②: 234568 出4 → 23 不能吃1, 56 不能吃7, 68 可以吃7); with option
+        ``peng_own_discard`` no 碰 of ``c`` either."""
         self.chi_closed[s].setdefault(c, "chi_own_discard")
+        if self.peng_own_discard:
+            self.peng_own[s].add(c)
         h, closed = self.hands[s], self.menzi_closed[s]
         for own, _, closes in sc.EAT_WITH[c]:
             if h[own[0]] and h[own[1]]:
@@ -314,6 +343,8 @@ class YuanjiangState(GameState):
             self.end_win(s, c, "self" if s == w.src else "flip", w.src)
             return
         h = self.hands[s]
+        if act != "wai":  # a 歪 is followed by a discard, a 溜 (either ends the dealt hand) or the 胡 on its card
+            self.intact[s] = False
         if act == "liu":
             i = self.meld_of(s, c, "wai")
             if ev.cards is None and i is not None:
@@ -346,12 +377,14 @@ class YuanjiangState(GameState):
     def explain_missing_option(self, ev: Event, w: Window, mine: list[Option]) -> None:
         c, s = w.card, ev.seat
         if ev.act == "hu":
-            if w.kind == "discard":
+            if w.kind == "discard":  # the points it would bring as another seat's card, for the waits
+                r = self.evaluate(s, c, "flip")
                 raise self.fail("illegal_action", "mo_pai_hu",
-                                f"seat {s} cannot win on {self.label(c)}, a discard: only drawn cards are won (003 §名词解析 4)")
+                                f"seat {s} cannot win on {self.label(c)}, a discard: only drawn cards are won (003 §名词解析 4)",
+                                sc.refusal_detail(r))
             wf = "self" if s == w.src else "flip"
             if not self.can_win(s, c, wf):
-                raise self.fail("not_a_win", "hu_shape", self.not_win_reason(s, c, wf))
+                raise self.not_a_win(s, c, wf)
         if ev.act in ("wai", "liu", "piao") and s != w.src:
             raise self.fail("out_of_turn", ev.act, f"only the seat that drew {self.label(c)} (seat {w.src}) may `{ev.act}` it")
         if ev.act == "chi":
@@ -364,24 +397,33 @@ class YuanjiangState(GameState):
                 raise self.fail("illegal_action", why, f"seat {s} discarded {self.label(c)} before: it may never eat it (003 §玩法规则 3 ②)")
             if why == "guo_chi":
                 raise self.fail("illegal_action", why, f"seat {s} could eat {self.label(c)} before and did not (过吃, 003 §玩法规则 4.1)")
+            self._menzi_ban(ev, c)  # the seat's only 门子 for this card is closed: no 吃 option at all
+        if ev.act == "peng" and c in self.peng_own[s] and c not in self.peng_closed[s]:
+            raise self.fail("illegal_action", "peng_own_discard",
+                            f"seat {s} discarded {self.label(c)} before: it may not 碰 it (peng_own_discard; 003 §玩法规则 3 ②)")
         if ev.act == "peng" and c in self.peng_closed[s]:
             raise self.fail("illegal_action", "guo_peng",
                             f"seat {s} passed a 碰 or 歪 of {self.label(c)} before (过碰, 003 §玩法规则 4.2)")
 
     def explain_bad_event(self, ev: Event, w: Window, opts: list[Option]) -> None:
-        if ev.act != "chi":
-            return
+        if ev.act == "chi":
+            self._menzi_ban(ev, w.card)
+
+    def _menzi_ban(self, ev: Event, card: int) -> None:
+        """Raise the 门子 ban (不能吃自己出过的牌 or 过吃) that closes eating ``card`` with the 吃's own cards."""
         own = tuple(sorted(ZIPAI.index(x) for x in ev.cards or []))
-        why = self.menzi_closed[ev.seat].get((w.card, own))
+        why = self.menzi_closed[ev.seat].get((card, own))  # type: ignore[arg-type]
         if why:
             src = "003 §玩法规则 3 ② (不能吃自己出过的牌…门子也不允许再吃)" if why == "chi_own_discard" else "003 §玩法规则 4.1 (过吃)"
             raise self.fail("illegal_action", why,
-                            f"seat {ev.seat}'s 门子 {'+'.join(self.label(k) for k in own)} may not eat {self.label(w.card)} ({src})")
+                            f"seat {ev.seat}'s 门子 {'+'.join(self.label(k) for k in own)} may not eat {self.label(card)} ({src})")
 
-    def not_win_reason(self, s: int, c: int | None, wf: str, tianhu: bool = False) -> str:
-        """Why ``s`` does not win on ``c``, in words (for ``not_a_win``)."""
+    def not_a_win(self, s: int, c: int | None, wf: str, tianhu: bool = False) -> RuleViolation:
+        """The ``not_a_win`` / ``hu_shape`` refusal of ``s`` winning on ``c``: why, in words, and
+        when the cards form a shape its points and groups (``detail``, spec §8 waits)."""
         r = self.evaluate(s, c, wf, tianhu)
-        return f"seat {s} cannot win" + (f" on {self.label(c)}" if c is not None else "") + f": {r.reason}"
+        return self.fail("not_a_win", "hu_shape", f"seat {s} cannot win" + (f" on {self.label(c)}" if c is not None else "")
+                         + f": {r.reason}", sc.refusal_detail(r))
 
     # -- settlement --------------------------------------------------------------------------
     def end_win(self, s: int, c: int | None, wf: str | None, src: int | None, tianhu: bool = False) -> None:
