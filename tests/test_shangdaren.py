@@ -68,6 +68,64 @@ def test_pengpeng_scope_all_applies_to_qing_classes():
     assert (r["units"], sorted(r["hand_types"])) == (6, ["pengpeng", "qinghu"])
 
 
+def test_pengpeng_scope_taihu_fan_only():
+    # 3a writes the +2 after 台胡翻: with pengpeng_scope = taihu_fan a 屁胡 碰碰胡 keeps 2 分 …
+    hand = "上上上孔孔孔化化化爾爾爾佳佳佳八八八乙"  # 10 + 5 × 4 = 30 胡
+    assert (case(hand, "乙")["units"], sorted(case(hand, "乙")["hand_types"])) == (4, ["pengpeng", "pihu"])
+    r = case(hand, "乙", rules={"pengpeng_scope": "taihu_fan"})
+    assert (r["points"], r["units"], r["hand_types"]) == (30, 2, ["pihu"])
+    # … and a 台胡翻 碰碰胡 gets it under both: 20 + 20 + 孔孔孔 4 + 化化化 4 + 福福福 10 = 58 胡, 12 + 2
+    for scope in ("jing", "taihu_fan"):
+        r = case("孔孔孔化化化福福福乙", "乙", MAO_SHANG_QI, rules={"pengpeng_scope": scope})
+        assert (r["points"], r["units"], sorted(r["hand_types"])) == (58, 14, ["pengpeng", "taihu_fan"])
+
+
+# -- hu_scale = flat (a public 上大人 engine's values, issue 14) ------------------------------------
+FLAT_MELDS = [("mao", "上上上上"), ("kai_mao", "孔孔孔孔"), ("dui", "化化化"), ("dui", "七七七")]
+
+
+def test_hu_scale_flat_values():
+    # by_copies: 上 four 20 + 孔 four 8 + 化 對 4 + 七 對 10 + 小小小 2 + 福祿壽 1 = 45 → 台胡 6
+    r = case("小小小福祿壽乙", "乙", FLAT_MELDS)
+    assert (r["points"], r["units"], r["hand_types"]) == (45, 6, ["taihu"])
+    # flat: 精招 16 + 普招 6 + 對'd 坎 2 + 精坎 (對'd) 12 + 坎 in hand 3 + 福祿壽 1 = 40 → 屁胡 2
+    r = case("小小小福祿壽乙", "乙", FLAT_MELDS, rules={"hu_scale": "flat"})
+    assert (r["points"], r["units"], r["hand_types"]) == (40, 2, ["pihu"])
+    assert [(g["kind"], g["points"]) for g in r["groups"]] == [
+        ("mao", 16), ("kai_mao", 6), ("dui", 2), ("dui", 12), ("ting_tou", 0), ("kan", 3), ("ju", 1)]
+
+
+def test_hu_scale_flat_three_in_hand_is_3_any_colour():
+    # 上上上 12 + 孔孔孔 (red) 3 + 化化化 (red) 3 + 小小小 (green) 3 + 七十士 1 = 22 (by_copies: 21)
+    hand = "上上上孔孔孔化化化小小小七十士八九子乙"
+    assert case(hand, "乙")["points"] == 21
+    r = case(hand, "乙", rules={"hu_scale": "flat"})
+    assert (r["points"], r["units"]) == (22, 2)
+
+
+# -- ting_tou_jing: a 聽頭 pair of 精 (金對) ----------------------------------------------------------
+def test_ting_tou_jing_pair_counts_8():
+    # 福福福 10 + 孔孔孔 4 + 化化化 4 + 七十士 1 + 佳作仁 0 + 八九子 0 + 聽頭 上上
+    hand = "福福福孔孔孔化化化佳作仁七十士八九子上"
+    r = case(hand, "上")  # 0: 19 胡 with 精 is under 21
+    assert (r["win"], r["points"]) == (False, 19)
+    r = case(hand, "上", rules={"ting_tou_jing": 8})  # 金對 8: 27 → 屁胡
+    assert (r["win"], r["points"], r["units"], r["hand_types"]) == (True, 27, 2, ["pihu"])
+    assert {"kind": "ting_tou", "cards": ["上", "上"], "points": 8} in r["groups"]
+    # a 聽頭 of two of a phrase (上大) is no 金對: still 19
+    assert (case(hand, "大", rules={"ting_tou_jing": 8})["points"]) == 19
+
+
+def test_ting_tou_jing_doubled_as_the_zhu_jing():
+    # 上 held twice (with the win card), 七 once: 上 is the 主精 (002 §三精花牌 3: 主精…全部翻一倍)
+    hand = "孔孔孔化化化小小小佳作仁七十士八九子上"
+    r = case(hand, "上", rules={"ting_tou_jing": 8, "zhu_jing": "double"})
+    # 4 + 4 + 2 + 0 + 七十士 1 + 0 + 金對 8 × 2 = 27
+    assert (r["win"], r["points"], r["units"]) == (True, 27, 2)
+    r = case(hand, "上", rules={"ting_tou_jing": 8})  # not doubled: 19
+    assert (r["win"], r["points"]) == (False, 19)
+
+
 # -- 清胡 / 清台胡: no 上 七 福 (002 §上大人 2b, 3b) ---------------------------------------------
 def test_qinghu_at_11_and_10_face_values():
     r = case("孔孔孔化化化爾爾爾佳佳佳八八八士士士乙", "乙", rules=FACE)  # 5 red × 2 + 士 1 = 11
@@ -162,6 +220,20 @@ def test_score_case_errors():
     assert "error" in case("孔孔孔孔孔", "乙")
     assert "error" in score_case({"variant": "shangdaren", "hand": ["上"], "melds": [{"kind": "peng", "cards": ["上"] * 3}], "win_card": "上"})
     assert "error" in case("上", "上", win_from="flip")
+
+
+def test_win_card_null_is_the_start_window_and_refused():
+    # judged by the engine: a 胡 without a winning card is at the start, before the dealer's first
+    # discard, where 上大人 has no win (docs decision 8; the old scorer judged the bare hand)
+    r = case("上上上孔孔孔化化化小小小七十士八九子乙乙", None)
+    assert (r["win"], r["points"], r["units"]) == (False, None, None)
+    assert "dealer's first discard" in r["reason"]
+
+
+def test_a_refusal_under_the_minimum_lists_its_split():
+    r = case("上上上孔孔孔化化化小小小佳作仁八九子乙", "乙", win_from="self")  # 20 胡, 自摸
+    assert (r["win"], r["points"]) == (False, 20)
+    assert sum(g["points"] for g in r["groups"]) == 20 and len(r["groups"]) == 7
 
 
 def test_groups_listed_melds_first():

@@ -8,6 +8,7 @@ import pytest
 
 from replay.cards import SHANGDAREN
 from replay.engine import Phase
+from replay.errors import RuleViolation
 from replay.record import Deal, Event, Record
 from replay.replayer import replay_line
 from replay.simulator import simulate
@@ -58,10 +59,17 @@ def test_random_games_validate():
         assert v.valid, (rec.game_id, v.errors)
 
 
-def test_four_players_and_rule_options_validate():
-    for rules in ({"players": 4}, {"yao_pai": "front", "fang_pao": "all", "hu_scale": "face"}):
-        for rec in simulate("shangdaren", 20, 3, "heuristic", rules):
-            assert outcome(rec).verdict.valid
+NON_DEFAULT = ({"players": 4}, {"yao_pai": "front", "fang_pao": "all", "hu_scale": "face"},
+               {"hu_scale": "flat", "ting_tou_jing": 8, "pengpeng_scope": "taihu_fan", "mashang_dui": "before_hu"},
+               {"players": 4, "dui_from": "any"})
+
+
+@pytest.mark.parametrize("bots", ["heuristic", "random"])
+@pytest.mark.parametrize("rules", NON_DEFAULT)
+def test_four_players_and_rule_options_validate(rules, bots):
+    for rec in simulate("shangdaren", 20, 3, bots, rules):
+        v = outcome(rec).verdict
+        assert v.valid, (rec.game_id, v.errors)
 
 
 def test_cards_are_conserved_after_every_event(heuristic):
@@ -105,9 +113,10 @@ def test_settlement_shares(heuristic):
 
 
 # -- hand-built deals ------------------------------------------------------------------------------
-def build(must: list[str], front: str = "", avoid: str = "", back: str = "", dealer: int = 0) -> Record:
-    """A 3-seat record: seat i holds the characters of ``must[i]`` plus filler (never a kind in
-    ``avoid``); the wall starts with ``front`` and ends with ``back``."""
+def build(must: list[str], front: str = "", avoid: str = "", back: str = "", dealer: int = 0,
+          rules: dict | None = None) -> Record:
+    """A record of ``len(must)`` seats: seat i holds the characters of ``must[i]`` plus filler (never
+    a kind in ``avoid``); the wall starts with ``front`` and ends with ``back``."""
     pool = S.all_cards()
     for c in "".join(must) + front + back:
         pool.remove(c)
@@ -124,8 +133,8 @@ def build(must: list[str], front: str = "", avoid: str = "", back: str = "", dea
         hands.append(list(m) + filler[:need])
         filler = filler[need:]
     wall = list(front) + filler + rest + list(back)
-    return Record(format="paipu/1", game_id="hand-built", variant="shangdaren", seats=["a", "b", "c"],
-                  dealer=dealer, deal=Deal(hands=hands, wall=wall), actions=[])
+    return Record(format="paipu/1", game_id="hand-built", variant="shangdaren", seats=list("abcd"[:len(must)]),
+                  dealer=dealer, deal=Deal(hands=hands, wall=wall), actions=[], rules=rules or {})
 
 
 def ev(seat, act, card=None, cards=None, tail=False) -> Event:
@@ -205,6 +214,71 @@ def test_mao_at_the_start_and_in_turn():
 def test_players_option_must_match_seats():
     rec = msgspec.structs.replace(build(**PRIO), rules={"players": 4})
     assert err(with_actions(rec, [ev(0, "discard", "孔")]))[:2] == ("schema", None)  # record-level (paipu.players)
+
+
+# -- dui_from: with 4 players, 對 / 開毛 only on the 上家's or 尾家's discard (002 §上大人 1c, 1d) -----------
+def test_four_players_dui_from_the_duijia_is_refused_by_default():
+    # seat 0 discards 孔; seat 2 is its 對家 and holds 孔孔
+    must = ["孔", "", "孔孔", ""]
+    acts = [ev(0, "discard", "孔"), ev(2, "dui", "孔", "孔孔")]
+    rec = build(must, avoid="孔乙己", rules={"players": 4})
+    assert err(with_actions(rec, acts)) == ("illegal_action", 1, "shangdaren.dui")
+    o = outcome(with_actions(build(must, avoid="孔乙己", rules={"players": 4, "dui_from": "any"}), acts))
+    assert (o.verdict.errors[0].code, o.verdict.errors[0].step) == ("truncated", 2)  # the 對 was taken
+    assert o.state.melds[2] == [("dui", (0, 0, 0))]
+
+
+def test_four_players_dui_from_the_weijia_is_allowed_by_default():
+    # seat 3's 尾家 (下家) is seat 0: its discard may be 對'd; seat 1's 上家 is seat 0 too
+    for seat in (1, 3):
+        must = ["孔", "", "", ""]
+        must[seat] = "孔孔"
+        o = outcome(with_actions(build(must, avoid="孔乙己", rules={"players": 4}),
+                                 [ev(0, "discard", "孔"), ev(seat, "dui", "孔", "孔孔")]))
+        assert (o.verdict.errors[0].code, o.verdict.errors[0].step) == ("truncated", 2)
+        assert o.state.melds[seat] == [("dui", (0, 0, 0))]
+
+
+# -- mashang_dui: the 下家's 對 against another seat's 胡 on the same card -----------------------------
+# Seat 0 discards 孔; seat 1 (its 下家) holds 孔孔; seat 2 wins on 孔 (上上上 10 + 化化化 4 + 小小小 2 +
+# 七十士 1 + 八九子 0 + 爾爾爾 4 + 聽頭 孔乙 = 21 胡, 屁胡).
+MASHANG = dict(must=["孔", "孔孔", "上上上化化化小小小七十士八九子爾爾爾乙"], avoid="孔乙己")
+
+
+def test_mashang_dui_after_hu_by_default():
+    rec = build(**MASHANG)
+    assert err(with_actions(rec, [ev(0, "discard", "孔"), ev(1, "dui", "孔", "孔孔")]))[:3] == \
+        ("priority_violation", 1, "paipu.priority")
+    o = outcome(with_actions(rec, [ev(0, "discard", "孔"), ev(2, "hu", "孔")]))
+    assert (o.verdict.errors, o.verdict.computed["points"], o.verdict.computed["units"]) == ([], 21, 2)
+
+
+def test_mashang_dui_before_hu():
+    rec = build(**MASHANG, rules={"mashang_dui": "before_hu"})
+    o = outcome(with_actions(rec, [ev(0, "discard", "孔"), ev(1, "dui", "孔", "孔孔")]))
+    assert (o.verdict.errors[0].code, o.verdict.errors[0].step) == ("truncated", 2)  # 對 at once
+    assert err(with_actions(rec, [ev(0, "discard", "孔"), ev(2, "hu", "孔")]))[:3] == \
+        ("priority_violation", 1, "paipu.priority")
+    o = outcome(with_actions(rec, [ev(0, "discard", "孔"), ev(1, "pass"), ev(2, "hu", "孔")]))
+    assert (o.verdict.errors, o.verdict.computed["winner"]) == ([], 2)
+
+
+def test_mao_refused_on_an_empty_wall():
+    # 002 §上大人 1e: 毛 "就必須從牌墩上層取一張到手中" — with no card left there is no 毛
+    from replay import variants
+    from replay.options import make_ruleset
+
+    rec = build(must=["孔", "上上上上", ""], avoid="孔上")
+    spec = variants.get("shangdaren")
+    st = spec.state(rec, make_ruleset("shangdaren", spec.options, {}))
+    for e in (ev(0, "discard", "孔"), ev(1, "draw", rec.deal.wall[0])):
+        st.apply(e)
+    assert Event(seat=1, act="mao", cards=["上"] * 4) in st.legal_events()
+    st.front = st.back  # as at 海底: the wall is empty
+    assert not [e for e in st.legal_events() if e.act == "mao"]
+    with pytest.raises(RuleViolation) as e:
+        st.apply(ev(1, "mao", cards="上上上上"))
+    assert (e.value.code, e.value.rule) == ("illegal_action", "shangdaren.mao")
 
 
 # -- (3) tampering with valid simulated logs ----------------------------------------------------------

@@ -3,7 +3,7 @@
 
 Files by role: ``options.py`` (rule options), ``scoring.py`` (groups, 胡, best split, classes, 分),
 ``state.py`` (the game as a state machine: acts, claim windows, replacements, settlement),
-``bots.py`` (simulator players). Rules doc: ``docs/rules/shangdaren.md``.
+``position.py`` (a score case as a game position, and back), ``bots.py`` (simulator players). Rules doc: ``docs/rules/shangdaren.md``.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ def _state(record, ruleset):  # lazy: keeps the registry import light
     return ShangdarenState(record, ruleset)
 
 
-def _score(case, rules):
-    from replay.variants.shangdaren.scoring import score_case
+def _position(case, rules):  # spec §8 cases judged by the engine (replay/judge.py)
+    from replay.variants.shangdaren.position import position
 
-    return score_case(case, rules)
+    return position(case, rules)
 
 
 SPEC = VariantSpec(
@@ -36,5 +36,5 @@ SPEC = VariantSpec(
     # 002 §上大人 gives no deal size; dealer 20, others 19 (docs/rules/shangdaren.md §Deal): a winning
     # hand is then six groups + a 聽頭 (20 = 6×3 + 2), the 花牌 shape of 002 §三精花牌 4.
     hand_sizes=lambda n: (20, 19),
-    scorer=_score,
+    position=_position,
 )

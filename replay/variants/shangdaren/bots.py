@@ -34,11 +34,11 @@ def phrase_shape(base: int, a: int, b: int, c: int, p: sc.Params) -> tuple[int, 
     best = phrase_shape(base, *rest, p)  # i as a single
     opts: list[tuple[tuple[int, ...], int, int, float]] = []
     if counts[i] >= 3:
-        opts.append(((i, i, i), 1, 0, sc.set_points(k, 3, p)))
+        opts.append(((i, i, i), 1, 0, sc.set_points(k, "kan", p)))
     if i == 0 and b and c:
         opts.append(((0, 1, 2), 1, 0, sc.phrase_points((base, base + 1, base + 2), p)))
     if counts[i] >= 2:
-        opts.append(((i, i), 0, 1, 0.5 * sc.set_points(k, 3, p)))
+        opts.append(((i, i), 0, 1, 0.5 * sc.set_points(k, "kan", p)))
     for x in range(i + 1, 3):
         if counts[x]:
             opts.append(((i, x), 0, 1, 0.5 * sc.phrase_points((k, base + x), p)))
@@ -174,6 +174,9 @@ class HeuristicBot:
     def claim(self, state, seat: int, opt: Option) -> Event | None:
         if opt.act in ("hu", "mao"):
             return opt.events[0]
+        w = state.window
+        if w is not None and any(o.seat == seat and o.act == "hu" for o in w.options):
+            return None  # its own 胡 comes later (a 對 ranked before 胡, option mashang_dui): wait for it
         hand = state.hands[seat]
         melds = state.melds[seat]
         best, best_v = None, self.value(state, hand, melds) + 0.2

@@ -26,24 +26,31 @@ JING = (3, 15, 21)  # 上 七 福 (002 §上大人: 其中上、七、福稱為�
 JING_SET = frozenset(JING)
 # 枯胡: no character of 上大人, 七十士, 福祿壽 (002 §上大人 2c)
 KU_FORBIDDEN = frozenset(range(3, 6)) | frozenset(range(15, 18)) | frozenset(range(21, 24))
-THREE_KINDS = frozenset({"kan", "dui"})  # three of a kind: dealt/drawn in hand, or 對 on the table
-FOUR_KINDS = frozenset({"mao", "kai_mao"})
 PHRASE_KINDS = frozenset({"ju", "chi"})
-TABLE_KINDS = frozenset({"chi", "dui", "mao", "kai_mao"})
 
-# 胡 of a three / four of a kind by colour class, per option ``hu_scale`` (docs/rules/shangdaren.md §胡).
-# "face": the 花牌 values as written (坎 red 2 / black 1 / 精 5, 扎 ×2);
+# 胡 of a three / four of a kind by colour class, per option ``hu_scale`` (docs/rules/shangdaren.md §胡):
+# "kan" a three in the hand, "dui" a three on the table (對), "four" a 毛 / 開毛.
+# "face": the 花牌 values as written (坎 red 2 / black 1 / 精 5, 扎 ×2; 002 §三精花牌 3);
 # "by_copies" (default): 上大人 has 4 copies of a card, 花牌 5, so a three (3 of 4) is valued as
-# the 花牌 扎 (4 of 5) and a four (all copies) as the 泛 (all five, 團圓).
+# the 花牌 扎 (4 of 5) and a four (all copies) as the 泛 (all five, 團圓);
+# "flat": a public 上大人 engine's values (issue 14), one value for every colour: 坎 3 in the hand,
+# 2 when 對'd; a four (招) 6; 精坎 12 (in the hand or 對'd), 精招 16.
+_BY_COPIES = {"red": 4, "black": 2, "jing": 10}
+_FACE = {"red": 2, "black": 1, "jing": 5}
 HU_TABLE: dict[str, dict[str, dict[str, int]]] = {
-    "by_copies": {"three": {"red": 4, "black": 2, "jing": 10}, "four": {"red": 8, "black": 4, "jing": 20}},
-    "face": {"three": {"red": 2, "black": 1, "jing": 5}, "four": {"red": 4, "black": 2, "jing": 10}},
+    "by_copies": {"kan": _BY_COPIES, "dui": _BY_COPIES, "four": {"red": 8, "black": 4, "jing": 20}},
+    "face": {"kan": _FACE, "dui": _FACE, "four": {"red": 4, "black": 2, "jing": 10}},
+    "flat": {"kan": {"red": 3, "black": 3, "jing": 12}, "dui": {"red": 2, "black": 2, "jing": 12},
+             "four": {"red": 6, "black": 6, "jing": 16}},
 }
+SET_CLASS = {"kan": "kan", "dui": "dui", "mao": "four", "kai_mao": "four"}  # group kind -> HU_TABLE row
 
 # Hand classes: id → 分 (002 §上大人 3).
 CLASS_UNITS = {"pihu": 2, "taihu": 6, "taihu_fan": 12, "qinghu": 4, "qing_taihu": 8, "kuhu": 12, "kuhu_21": 24, "heihu": 14}
 JING_CLASSES = frozenset({"pihu", "taihu", "taihu_fan"})
 PENGPENG_BONUS = 2  # 002 §上大人 3a: 碰碰胡的話就在原有的基礎分上加2分
+# the classes 碰碰胡 adds to, per option ``pengpeng_scope`` (None: every class)
+PENGPENG_CLASSES: dict[str, frozenset[str] | None] = {"jing": JING_CLASSES, "taihu_fan": frozenset({"taihu_fan"}), "all": None}
 
 
 def code(k: int) -> str:
@@ -63,24 +70,37 @@ def colour(k: int) -> str:
 
 @dataclass(frozen=True)
 class Params:
-    """The options that change 胡: ``hu_scale``, ``green_as`` and the doubled 主精 (None: none)."""
+    """The options that change 胡: ``hu_scale``, ``green_as``, the doubled 主精 (None: none),
+    ``ting_tou`` (its shapes) and ``ting_tou_jing`` (胡 of a 聽頭 pair of 精)."""
 
     hu_scale: str = "by_copies"
     green_as: str = "black"
     double: int | None = None
     ting_tou: str = "ju_or_pair"
+    ting_tou_jing: int = 0
 
     @classmethod
     def of(cls, rules: Any, main: int | None) -> "Params":
-        return cls(rules["hu_scale"], rules["green_as"], main if rules["zhu_jing"] == "double" else None, rules["ting_tou"])
+        return cls(rules["hu_scale"], rules["green_as"], main if rules["zhu_jing"] == "double" else None, rules["ting_tou"],
+                   rules["ting_tou_jing"])
 
 
-def set_points(k: int, size: int, p: Params) -> int:
-    """胡 of ``size`` (3 or 4) cards of kind ``k``: 精 / red / black (green counts as
-    ``p.green_as``), ×2 when ``k`` is the doubled 主精 (002 §三精花牌 3: 主精…全部翻一倍)."""
+def set_points(k: int, kind: str, p: Params) -> int:
+    """胡 of a three / four of kind ``k`` as group ``kind`` (``kan`` in the hand, ``dui``, ``mao``,
+    ``kai_mao``; see :data:`HU_TABLE`): 精 / red / black (green counts as ``p.green_as``), ×2 when
+    ``k`` is the doubled 主精 (002 §三精花牌 3: 主精…全部翻一倍)."""
     cls = "jing" if k in JING_SET else ("red" if k % 3 == 0 or (k % 3 == 1 and p.green_as == "red") else "black")
-    pts = HU_TABLE[p.hu_scale]["three" if size == 3 else "four"][cls]
+    pts = HU_TABLE[p.hu_scale][SET_CLASS[kind]][cls]
     return pts * (2 if k == p.double else 1)
+
+
+def ting_tou_points(cards: Sequence[int], p: Params) -> int:
+    """胡 of the 聽頭: ``p.ting_tou_jing`` for a pair of a 精 (金對; ×2 for the doubled 主精),
+    else 0 (the 聽頭 is not a group: 002 gives it no 胡; option ``ting_tou_jing``)."""
+    k = cards[0]
+    if k in JING_SET and cards[1] == k:
+        return p.ting_tou_jing * (2 if k == p.double else 1)
+    return 0
 
 
 def phrase_points(cards: Sequence[int], p: Params) -> int:
@@ -93,12 +113,10 @@ def group_points(kind: str, cards: Sequence[int], p: Params) -> int:
     """胡 of one group of ``kind`` (ju/chi, kan/dui, mao/kai_mao, ting_tou)."""
     if kind in PHRASE_KINDS:
         return phrase_points(cards, p)
-    if kind in THREE_KINDS:
-        return set_points(cards[0], 3, p)
-    if kind in FOUR_KINDS:
-        return set_points(cards[0], 4, p)
+    if kind in SET_CLASS:
+        return set_points(cards[0], kind, p)
     if kind == "ting_tou":
-        return 0  # the 聽頭 is not a 句: no 胡 (decision, docs/rules/shangdaren.md)
+        return ting_tou_points(cards, p)
     raise ValueError(f"unknown group kind {kind!r}")
 
 
@@ -113,6 +131,11 @@ class Group:
 
     def codes(self) -> list[str]:
         return [code(c) for c in self.cards]
+
+
+def case_groups(groups: Sequence[Group]) -> list[dict[str, Any]]:
+    """Groups as spec §8 ``groups``: ``[{"kind", "cards", "points"}, ...]``."""
+    return [{"kind": g.kind, "cards": g.codes(), "points": g.points} for g in groups]
 
 
 @lru_cache(maxsize=100_000)
@@ -172,8 +195,8 @@ def _pengpeng(counts: Sequence[int], p: Params) -> tuple[int, tuple[Group, ...]]
     pairs = [k for k, c in enumerate(counts) if c == 2]
     if len(pairs) != 1 or any(c not in (0, 2, 3) for c in counts):
         return None
-    groups = [Group("kan", (k,) * 3, set_points(k, 3, p)) for k, c in enumerate(counts) if c == 3]
-    groups.append(Group("ting_tou", (pairs[0],) * 2, 0))
+    groups = [Group("kan", (k,) * 3, set_points(k, "kan", p)) for k, c in enumerate(counts) if c == 3]
+    groups.append(Group("ting_tou", (pairs[0],) * 2, ting_tou_points((pairs[0],) * 2, p)))
     return sum(g.points for g in groups), tuple(groups)
 
 
@@ -218,8 +241,8 @@ def classify(points: int, held: Sequence[int], pengpeng: bool, rules: Any) -> tu
 
     The class worth the most applies (decision 6): 黑胡 14 (all black or all green; minimum
     ``hei_hu_min``), 枯胡 12 / 24 at 21 胡 (minimum ``ku_hu_min``), with 精: 屁胡 2 (21), 台胡 6 (41),
-    台胡翻 12 (51); without 精: 清胡 4 (11), 清台胡 8 (22). 碰碰胡 adds 2 (to 精 classes, or to all
-    with ``pengpeng_scope='all'``). :returns: (class id or None when no class is reached, 分, breakdown).
+    台胡翻 12 (51); without 精: 清胡 4 (11), 清台胡 8 (22). 碰碰胡 adds 2 to the classes of option
+    ``pengpeng_scope`` (the 精 classes; 台胡翻 only; every class). :returns: (class id or None when no class is reached, 分, breakdown).
     """
     kinds = [k for k, c in enumerate(held) if c]
     n_jing = sum(held[j] for j in JING)
@@ -242,7 +265,8 @@ def classify(points: int, held: Sequence[int], pengpeng: bool, rules: Any) -> tu
         return None, 0, None
     units, cid = max(cands)
     bd = {cid: units}
-    if pengpeng and (cid in JING_CLASSES or rules["pengpeng_scope"] == "all"):
+    scope = PENGPENG_CLASSES[rules["pengpeng_scope"]]
+    if pengpeng and (scope is None or cid in scope):
         bd["pengpeng"] = PENGPENG_BONUS
         units += PENGPENG_BONUS
     return cid, units, bd
@@ -296,7 +320,7 @@ def judge(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], win_c
 
 def per_jing(j: Judgement, rules: Any) -> dict[str, dict[str, int]]:
     """For facts(): each 精 character held: how many and the 胡 of the groups it sits in
-    (a three/four of it: the group's 胡; a phrase: the 精's own 1 (or 2 when doubled))."""
+    (a three/four or a 聽頭 pair of it: the group's 胡; a phrase: the 精's own 1 (or 2 when doubled))."""
     out: dict[str, dict[str, int]] = {}
     p = Params.of(rules, j.jing_main)
     for jk in JING:
@@ -332,36 +356,4 @@ def parse_melds(raw: Sequence[dict]) -> list[tuple[str, list[int]]]:
         if kind != "chi" and len(set(cards)) != 1:
             raise ValueError(f"meld {m} is not {len(cards)} of one character")
         out.append((kind, cards))
-    return out
-
-
-def score_case(case: dict, rules: Any) -> dict:
-    """Judge one spec §8 score case for shangdaren (``win_from``: ``self`` or ``discard``; no
-    context keys of its own). :raises ValueError: malformed case (the message says what)."""
-    hand = SHANGDAREN.counts(case.get("hand") or [])
-    melds = parse_melds(case.get("melds") or [])
-    total = SHANGDAREN.held(hand, melds)
-    win_from = case.get("win_from") or "discard"
-    if win_from not in ("self", "discard"):
-        raise ValueError("win_from is self or discard (shangdaren has no flips)")
-    if "win_card" not in case:  # waits (spec §8), in deck order
-        waits = []
-        for k in range(N_KINDS):
-            if total[k] >= 4:
-                continue
-            j = judge(hand, melds, k, rules)
-            if j.points is not None:
-                waits.append({"card": code(k), "points": j.points, "win": j.win})
-        return {"waits": waits}
-    wc = case["win_card"]
-    w = None if wc is None else SHANGDAREN.index(wc)
-    if w is not None and total[w] >= 4:
-        raise ValueError(f"a fifth {wc}")
-    j = judge(hand, melds, w, rules)
-    out = {"win": j.win, "points": j.points, "units": None, "hand_types": [],
-           "groups": [{"kind": g.kind, "cards": g.codes(), "points": g.points} for g in j.groups] if j.points is not None else [],
-           "reason": j.reason}
-    if j.win:
-        types = [j.hand_class] + (["pengpeng"] if j.pengpeng else []) + (["zimo"] if win_from == "self" and w is not None else [])
-        out.update(units=j.units, hand_types=types)
     return out

@@ -4,8 +4,8 @@ Seed: 002_f9a80b28e0fcbf1a.txt §上大人 (cited "002 §上大人 1a" … for �
 牌點計算 / 計分規則); readings and decisions: docs/rules/shangdaren.md.
 
 Turn: the dealer discards first (1a); every other turn is draw (into the hand) then discard.
-On a discard: 胡 (any other seat) > 對 / 開毛 (上家 or 尾家: any other seat) > 吃 (下家 only)
-(1b: 如果另一家需要對的話應該對牌優先). Only one seat can hold two or three of the discarded card
+On a discard: 胡 (any other seat) > 對 / 開毛 (上家 or 尾家, option ``dui_from``) > 吃 (下家 only)
+(1b: 如果另一家需要對的話應該對牌優先); with ``mashang_dui = before_hu`` the 下家's 對 comes before 胡. Only one seat can hold two or three of the discarded card
 (4 copies), so 對/開毛 never compete with each other. 毛 (four in hand) is declared at the start
 or in one's own turn and is followed by a replacement draw from the front (1e: 從牌墩上層取一張);
 開毛's replacement comes from the 腰牌 (option ``yao_pai``, default the back of the wall).
@@ -53,6 +53,14 @@ def _shape_fits(r: list[int], extra: int | None) -> bool:
     return v == 2 and sum(r) == 4 and 1 not in r
 
 
+def _detail(j: sc.Judgement) -> dict[str, Any] | None:
+    """A refused 胡's facts (replay/judge.py): the 胡 and split of a complete shape under the
+    minimum; None when the cards form no shape."""
+    if j.points is None:
+        return None
+    return {"points": j.points, "groups": sc.case_groups(j.groups)}
+
+
 class ShangdarenState(GameState):
     """A 上大人 hand in play. Construct from a decoded record and its ruleset."""
 
@@ -64,6 +72,11 @@ class ShangdarenState(GameState):
         super().__init__(record, ruleset)
         self.players_ok = ruleset["players"] == self.n  # checked at every event (apply)
         self.yao_tail = ruleset["yao_pai"] == "tail"  # 開毛's replacement from the back (decision 4)
+        # per discarder, the seats that may 對 / 開毛 it (1c, 1d: 上家或是尾家; option dui_from)
+        self.dui_ok = [[ruleset["dui_from"] == "any" or self.n < 4 or s in (self.xia(src), self.shang(src))
+                        for s in range(self.n)] for src in range(self.n)]
+        # the 下家's 對 ranks before every 胡 with mashang_dui = before_hu (002 §三精花牌 2: 馬上對)
+        self.mashang = ruleset["mashang_dui"] == "before_hu"
         # the seats after each discarder, in turn order (priority among equal acts, spec §4)
         self.after = [[(src + i) % self.n for i in range(1, self.n)] for src in range(self.n)]
         self.discard_evs: list[list[Event] | None] = [None] * self.n  # per seat, built on first use
@@ -138,13 +151,15 @@ class ShangdarenState(GameState):
         hands, rems = self.hands, self.rems
         order = self.after[src]
         wall = self.back > self.front
+        dui_ok = self.dui_ok[src]
         for pos, s in enumerate(order):
             if _shape_fits(rems[s], c) and self.judge(s, c).win:  # can_win, its filter first
                 hu.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "shangdaren.hu"))
-            # 對 / 開毛: 上家或是尾家打的 (any other seat; decision 3)
+            # 對 / 開毛: 上家或是尾家打的 (1c, 1d; option dui_from, decision 3)
             held = hands[s][c]
-            if held >= 2:
-                out.append(Option(s, "dui", (R_DUI, pos), False,
+            if held >= 2 and dui_ok[s]:
+                key = (R_HU, -1) if pos == 0 and self.mashang else (R_DUI, pos)  # 馬上: before every 胡
+                out.append(Option(s, "dui", key, False,
                                   [Event(seat=s, act="dui", card=code, cards=[code] * 2)], "shangdaren.dui"))
                 if held == 3 and wall:
                     out.append(Option(s, "kai_mao", (R_DUI, pos), False,
@@ -226,7 +241,7 @@ class ShangdarenState(GameState):
                                 f"seat {s} drew {SHANGDAREN.codes[self.drawn]}, not {ev.card}")
             j = self.judge(s, self.drawn, self_drawn=True)
             if not j.win:
-                raise self.fail("not_a_win", "shangdaren.hu_shape", f"seat {s}: {j.reason}")
+                raise self.fail("not_a_win", "shangdaren.hu_shape", f"seat {s}: {j.reason}", _detail(j))
             self.end_win(s, self.drawn, "self", None, j)
             return
         raise self.fail("illegal_action", "shangdaren.discard", f"seat {s} must discard (or 毛, or 胡 on its draw), not `{ev.act}`")
@@ -303,10 +318,15 @@ class ShangdarenState(GameState):
                 raise self.fail("illegal_action", "shangdaren.hu", f"seat {s} cannot win on its own discard")
             j = self.judge(s, c)
             if not j.win:
-                raise self.fail("not_a_win", "shangdaren.hu_shape", f"seat {s} with {SHANGDAREN.codes[c]}: {j.reason}")
+                raise self.fail("not_a_win", "shangdaren.hu_shape", f"seat {s} with {SHANGDAREN.codes[c]}: {j.reason}",
+                                _detail(j))
         if ev.act == "chi" and s != self.xia(w.src):
             raise self.fail("out_of_turn", "shangdaren.chi",
                             f"only the 下家 (seat {self.xia(w.src)}) may 吃 seat {w.src}'s discard (002 §上大人 1b)")
+        if ev.act in ("dui", "kai_mao") and s != w.src and not self.dui_ok[w.src][s]:
+            raise self.fail("illegal_action", f"shangdaren.{ev.act}",
+                            f"seat {s} may `{ev.act}` only its 上家's or 尾家's discard, not its 對家 seat {w.src}'s "
+                            "(002 §上大人 1c, 1d; rule option dui_from)")
         if ev.act in ("dui", "kai_mao", "chi") and s != w.src:
             raise self.fail("illegal_action", f"shangdaren.{ev.act}",
                             f"seat {s} does not hold the cards to `{ev.act}` {SHANGDAREN.codes[c]}")
