@@ -287,6 +287,10 @@ def test_two_seat_tables():
     assert [r["game_id"] for r in recs if not verdict(r).valid] == []
     won = [r["result"] for r in recs if r["result"]["outcome"] == "win"]
     assert len(won) >= 30 and all(sorted(x["scores"]) == [-x["units"], x["units"]] for x in won)  # one loser
+    from replay.variants.yuanjiang_guihuzi import check_dealer_sequence
+
+    rows = [(r["table_id"], r["round"], r["dealer"], r["result"]["winner"]) for r in recs]
+    assert check_dealer_sequence(rows, players=2) == []  # 定庄 at two seats: 荒庄 passes the deal to the other
     bare = copy.deepcopy(recs[0])
     bare["rules"] = {}
     assert first_error(bare) == (None, "schema")  # a 2-seat record must say players=2

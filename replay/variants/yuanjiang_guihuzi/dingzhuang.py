@@ -14,7 +14,7 @@ def check_dealer_sequence(games: Iterable[tuple[str, int, int, int | None]], pla
 
     :param games: ``(table_id, round, dealer, winner_or_None)`` per hand, any order; ``winner`` None
         means 荒庄 (a drawn hand).
-    :param players: seats at the table (3 in 沅江鬼胡子).
+    :param players: seats at the table (3, or 2 under option ``players``).
     :returns: one sentence per problem, in table then round order; empty when every hand's dealer
         follows 003 §4: the first hand any dealer, then the previous hand's winner, or after 荒庄
         the previous dealer's 下家 ((dealer + 1) mod players). A round that repeats or leaves a gap
