@@ -53,16 +53,27 @@ H = {
     "dianpao_rate": "点炮率 dianpao rate", "total_score": "总分 total", "mean_score": "平均分 mean score",
     "ruleset_id": "规则 ruleset",
 }
-_WIN_KIND = {"zimo": "自摸 zimo", "dianpao": "点炮 dianpao", "flip": "翻牌 flip", "deal": "起手 deal"}
+
+
+def _named(df: pl.DataFrame, col: str, table: dict[str, str]) -> pl.DataFrame:
+    """``col`` as ``中文 (id)`` from one of the dashboards' label tables (``plain`` = 平胡)."""
+    from dashboards import labels
+
+    if col not in df.columns or not df.height:
+        return df
+    return df.with_columns(pl.col(col).map_elements(lambda v: labels.zh(table, v), return_dtype=pl.String))
 
 
 def print_report(con: Any, console: Console, variant: str | None = None, ruleset: str | None = None,
                  players: int = 20) -> None:
     """Print every figure of ``analytics.queries`` for the given filters (``players``: rows of
-    the per-player tables)."""
+    the per-player tables). Without ``variant`` the counts cover the warehouse and every other
+    figure is printed once per variant (most played first): 胡, 息 and 個子, seat win rates of 3-
+    and 4-seat tables, and players' records of different games never mix."""
     f = {"variant": variant, "ruleset": ruleset}
     scope = ", ".join(f"{k} = {v}" for k, v in f.items() if v is not None) or "all games"
-    console.print(f"[bold]paipu report[/bold] — {scope}; play figures over valid games", highlight=False)
+    console.print(f"[bold]paipu report[/bold] — {scope}; play figures over valid games, one variant at a time",
+                  highlight=False)
     console.print(_table("总览 overview", q.overview(con, **f), H))
     rj = q.rejects_by_code(con, variant)
     if rj.height:
@@ -70,18 +81,41 @@ def print_report(con: Any, console: Console, variant: str | None = None, ruleset
     er = q.errors_by_code(con, **f)
     if er.height:
         console.print(_table("无效 invalid games by first error", er, H))
-    if f["variant"] is None:
-        console.print(_table("玩法与规则 variants and rulesets", q.variants_and_rulesets(con), H))
+    if variant is not None:
+        _variant_report(con, console, variant, ruleset, players)
+        return
+    from dashboards import labels
+
+    vr = q.variants_and_rulesets(con)
+    console.print(_table("玩法与规则 variants and rulesets", _named(vr, "variant", labels.VARIANTS), H))
+    order = vr.group_by("variant").agg(pl.col("games").sum()).sort(["games", "variant"], descending=[True, False])
+    for v in order["variant"].to_list():
+        if v is not None:
+            _variant_report(con, console, v, ruleset, players)
+
+
+def _variant_report(con: Any, console: Console, variant: str, ruleset: str | None, players: int) -> None:
+    """The play figures of one variant (see :func:`print_report`)."""
+    from dashboards import labels
+
+    f = {"variant": variant, "ruleset": ruleset}
+    if not q.overview(con, **f)["games"].item():
+        return
+    console.print(f"\n[bold]== {labels.zh(labels.VARIANTS, variant)} ==[/bold]", highlight=False)
     console.print(_table("胡率 win rate by seat", q.win_rate_by_seat(con, **f), H))
     dealer = q.win_rate_by_dealer(con, **f).with_columns(
         pl.when(pl.col("is_dealer")).then(pl.lit("庄 dealer")).otherwise(pl.lit("闲 non-dealer")).alias("is_dealer"))
-    console.print(_table("胡率 win rate, 庄家 vs 闲家", dealer, H))
+    console.print(_table("胡率 win rate, 庄家 vs 闲家 (闲: per seat)", dealer, H))
     console.print(_table("荒庄 draw rate", q.draw_rate(con, **f), H))
     console.print(_table("胡法 win kind (自摸 / 点炮 / flip)",
-                         q.win_kind_mix(con, **f).with_columns(pl.col("win_kind").replace(_WIN_KIND)), H))
-    console.print(_table("番型 hand types (plain = 平胡)", q.hand_type_freq(con, **f), H))
-    console.print(_table("醒 xing count", q.xing_distribution(con, **f), H))
-    console.print(_table("胡 / 舵 / 分 means per win", q.mean_points(con, **f), H))
+                         q.win_kind_mix(con, **f).with_columns(pl.col("win_kind").replace(labels.WIN_KINDS)), H))
+    console.print(_table("番型 hand types (plain = 平胡)", _named(q.hand_type_freq(con, **f), "hand_type",
+                                                                  labels.HAND_TYPES), H))
+    if variant in ("guilin", "zipai"):
+        console.print(_table("醒 xing count", q.xing_distribution(con, **f), H))
+    pu, uu = labels.points_unit(variant), labels.units_unit(variant)
+    console.print(_table(f"{pu} / 舵 / {uu} means per win", q.mean_points(con, **f).drop("variant"),
+                         {**H, "mean_points": f"平均{pu} mean {pu}", "mean_units": f"平均{uu} mean units"}))
     _family_sections(con, console, variant, ruleset)
     console.print(_table(f"玩家 players (top {players} by games)", q.player_stats(con, **f, limit=players), H))
     console.print(_table(f"输赢 score flow (top {players} by net)", q.score_flow(con, **f, limit=players), H))

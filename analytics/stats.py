@@ -60,6 +60,22 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float] | tuple[None, 
     return max(0.0, float(lo)), min(1.0, float(hi))
 
 
+def wilson_many(ks: list[int], ns: list[int]) -> list[tuple[float | None, float | None]]:
+    """:func:`wilson` of many proportions in one vectorised call (a leaderboard's rows)."""
+    if not ks:
+        return []
+    import numpy as np
+    from statsmodels.stats.proportion import proportion_confint
+
+    k, n = np.asarray(ks, dtype=float), np.asarray(ns, dtype=float)
+    ok = n > 0
+    lo, hi = proportion_confint(k[ok], n[ok], alpha=0.05, method="wilson")
+    out: list[tuple[float | None, float | None]] = [(None, None)] * len(ks)
+    for i, a, b in zip(np.flatnonzero(ok), np.atleast_1d(lo), np.atleast_1d(hi)):
+        out[int(i)] = (max(0.0, float(a)), min(1.0, float(b)))
+    return out
+
+
 def rate(k: int | None, n: int | None) -> Interval:
     """A proportion with its Wilson interval."""
     if not n:

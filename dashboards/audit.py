@@ -15,6 +15,7 @@ import polars as pl
 
 from dashboards import labels
 from dashboards.data import computed_from_row
+from replay import explain as explain_mod
 from replay.cards import Deck
 
 # Acts that lay a meld from the acting seat's hand plus ``card`` (spec §4).
@@ -156,17 +157,6 @@ def naive_trail(record: dict[str, Any], verdict: dict[str, Any]) -> dict[str, An
     return {"verdict": verdict, "steps": steps}
 
 
-def _same(field: str, claimed: Any, computed: Any) -> bool:
-    if field == "hand_types":
-        return set(claimed or []) == set(computed or [])
-    if field == "xing" and isinstance(claimed, dict) and isinstance(computed, dict):
-        if claimed.get("count") != computed.get("count"):
-            return False
-        # the warehouse keeps only the count; compare cards only when both sides have them
-        return "cards" not in computed or list(claimed.get("cards") or []) == list(computed.get("cards") or [])
-    return claimed == computed
-
-
 def result_diff(claimed: dict[str, Any] | None, computed: dict[str, Any] | None) -> list[dict[str, Any]]:
     """Claimed vs computed, field by field (spec §5 order): ``field``, ``claimed``, ``computed``,
     ``same`` (None where there is nothing to compare: not claimed, or not computed)."""
@@ -179,7 +169,7 @@ def result_diff(claimed: dict[str, Any] | None, computed: dict[str, Any] | None)
         both = k in claimed and k in computed
         rows.append({"field": k, "claimed": claimed.get(k), "computed": computed.get(k),
                      "claimed_present": k in claimed, "computed_present": k in computed,
-                     "same": _same(k, claimed[k], computed[k]) if both else None})
+                     "same": explain_mod.same(k, claimed[k], computed[k]) if both else None})
     return rows
 
 
@@ -205,6 +195,11 @@ def fmt_value(field: str, value: Any, deck: Deck, present: bool = True) -> str:
         return " · ".join(parts)
     if field == "scores" and isinstance(value, list):
         return ", ".join(f"{v:+d}" if isinstance(v, int) else str(v) for v in value)
+    if field == "breakdown" and isinstance(value, dict):
+        return ", ".join(f"{labels.name(labels.BREAKDOWN, k)} {v}" for k, v in value.items())
+    if field == "jing" and isinstance(value, dict):
+        main = value.get("main")
+        return f"主精 {labels.card_text(main, deck) if main else '—'} · 精 {value.get('count')}"
     if isinstance(value, dict):
         return ", ".join(f"{k} {v}" for k, v in value.items())
     return str(value)
@@ -214,8 +209,9 @@ def build(row: dict[str, Any], seats: pl.DataFrame | None = None) -> dict[str, A
     """The whole audit of a ``games`` row.
 
     :returns: ``{"verdict", "steps", "engine": bool, "note": str | None, "record": dict | None,
-        "claimed", "computed", "diff", "stored_differs": bool}``; ``engine`` False means
-        :func:`naive_trail` was used.
+        "claimed", "computed", "explain", "diff", "stored_differs": bool}``; ``engine`` False means
+        :func:`naive_trail` was used; ``explain`` is :func:`replay.explain.explain` of a disputed
+        settlement (``result_mismatch`` / ``not_a_win``), else None.
     """
     raw = row.get("record_json") or ""
     try:
@@ -244,8 +240,15 @@ def build(row: dict[str, Any], seats: pl.DataFrame | None = None) -> dict[str, A
     if computed is None:
         computed = fallback_verdict["computed"]
     claimed = (record or {}).get("result")
+    disputed = any((e or {}).get("code") in explain_mod.DISPUTES for e in verdict.get("errors") or [])
+    ex = None
+    if disputed and engine:
+        try:
+            ex = explain_mod.explain(raw.encode("utf-8", "surrogatepass"))
+        except Exception as e:  # the page must render; say what the engine said
+            note = (note + "; " if note else "") + f"引擎解释失败 explanation failed: {type(e).__name__}: {e}"
     return {"verdict": verdict, "steps": trail.get("steps") or [], "engine": engine, "note": note,
-            "record": record, "claimed": claimed, "computed": computed,
+            "record": record, "claimed": claimed, "computed": computed, "explain": ex,
             "diff": result_diff(claimed, computed), "stored_differs": engine and _differs(verdict, fallback_verdict)}
 
 
@@ -271,3 +274,116 @@ def first_error_step(audit: dict[str, Any]) -> int | None:
     if want is None:
         return None
     return next((i for i, st in enumerate(steps) if st.get("step") == want), None)
+
+
+# --- what the audit shows beside the steps ------------------------------------------------------
+
+def wall_after(record: dict[str, Any] | None, step: int, wall_left: Any = None) -> list[str] | None:
+    """The cards left in the wall after ``step`` (-1: after the deal), in draw order: the dealt wall
+    less the draws logged so far (from the front, or the back for ``"tail": true``). None when that
+    count disagrees with the engine's ``wall_left`` (a draw the log got wrong) or there is no wall."""
+    if not isinstance(record, dict):
+        return None
+    wall = list((record.get("deal") or {}).get("wall") or []) if isinstance(record.get("deal"), dict) else []
+    if not isinstance(wall, list) or not wall:
+        return None
+    front = back = 0
+    for ev in (record.get("actions") or [])[: max(step + 1, 0)]:
+        if isinstance(ev, dict) and ev.get("act") == "draw":
+            if ev.get("tail"):
+                back += 1
+            else:
+                front += 1
+    rest = wall[front: len(wall) - back] if front + back <= len(wall) else []
+    if isinstance(wall_left, int) and wall_left != len(rest):
+        return None
+    return rest
+
+
+def action_rows(record: dict[str, Any] | None, deck: Deck, variant: str | None = None) -> list[dict[str, Any]]:
+    """The game's logged actions as rows (step, seat, player, act in words, cards in words)."""
+    if not isinstance(record, dict):
+        return []
+    names = record.get("seats") if isinstance(record.get("seats"), list) else []
+    out = []
+    for i, ev in enumerate(record.get("actions") or []):
+        ev = ev if isinstance(ev, dict) else {}
+        seat = ev.get("seat")
+        cards = []
+        if ev.get("card") is not None:
+            cards.append(labels.card_text(ev["card"], deck))
+        if isinstance(ev.get("cards"), list) and ev["cards"]:
+            cards.append("+ " + labels.cards_text(ev["cards"], deck))
+        for g in ev.get("bi") or [] if isinstance(ev.get("bi"), list) else []:
+            cards.append("比 " + labels.cards_text(g if isinstance(g, list) else [g], deck))
+        if ev.get("from") is not None:
+            cards.append(f"← {ev['from']}")
+        if ev.get("tail"):
+            cards.append("(牌底 tail)")
+        act = str(ev.get("act"))
+        out.append({"step": i, "seat": seat if isinstance(seat, int) else None,
+                    "player": str(names[seat]) if isinstance(seat, int) and 0 <= seat < len(names) else "",
+                    "act": f"{labels.ACTS[act]} {act}" if act in labels.ACTS else act, "cards": " ".join(cards)})
+    return out
+
+
+def _num(v: Any) -> str:
+    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else "—" if v is None else str(v)
+
+
+def explanation(ex: dict[str, Any], deck: Deck) -> dict[str, Any]:
+    """:func:`replay.explain.explain` in words, for the audit page and ``paipu audit``.
+
+    :returns: ``{"groups": rows (种类 kind, 牌 cards, 胡 points, 规则 rule line), "points_sum": "3 + 6 + … = 21 胡",
+        "units_sum": "舵 3 + 自摸 1 + 醒 2 = 6 舵", "claimed_units": the claimed breakdown in the same
+        form (or None), "terms": rows (项 term, 计算 computed, 申报 claimed, 一致 match), "part": the
+        sentence saying where claim and engine part (None when they agree), "refused": the engine's
+        reason when it refuses the claimed 胡}``. Claimed values are log text: callers escape them.
+    """
+    variant = ex.get("variant")
+    pu, uu = labels.points_unit(variant), labels.units_unit(variant)
+    groups = [{"kind": f"{labels.group_kind(g.get('kind'), variant)} {g.get('kind')}",
+               "cards": labels.cards_text(g.get("cards"), deck), "points": g.get("points"),
+               "from": {"table": "桌面 table", "hand": "手牌 hand"}.get(str(g.get("origin")), str(g.get("origin") or "")),
+               "rule": g.get("rule") or "—"} for g in ex.get("groups") or []]
+    pts = [g.get("points") for g in ex.get("groups") or [] if isinstance(g.get("points"), int)]
+    points_sum = None
+    if pts:
+        points_sum = " + ".join(map(str, pts)) + f" = {sum(pts)} {pu}"
+        if ex.get("points_from") == "units":
+            points_sum += f" (各组{pu}; 结算{pu}按明细计 the settled {pu} follow the breakdown below)"
+
+    def worked(w: dict[str, Any] | None) -> str | None:
+        if not w:
+            return None
+        add = " + ".join(f"{labels.name(labels.BREAKDOWN, k)} {v}" for k, v in w["add"])
+        mul = " × ".join(f"{labels.name(labels.BREAKDOWN, k)} {v}" for k, v in w["mul"])
+        body = (f"({add})" if add and mul and len(w["add"]) > 1 else add) + (" × " + mul if mul else "")
+        return f"{body} = {w['total']} {uu}"
+
+    claimed_bd = next((t for t in ex.get("terms") or [] if t["term"].startswith("breakdown.")), None)
+    claimed_units = None
+    if claimed_bd is not None:
+        cb = {t["term"].split(".", 1)[1]: t["claimed"] for t in ex["terms"]
+              if t["term"].startswith("breakdown.") and t.get("claimed_present") and isinstance(t["claimed"], int)}
+        if cb:
+            claimed_units = worked(explain_mod.worked_units(variant or "", cb))
+    terms = []
+    for t in ex.get("terms") or []:
+        key = t["term"]
+        field = key.split(".", 1)[0]
+        terms.append({"term": labels.term(key, variant), "id": key,
+                      "computed": fmt_value(field, t["computed"], deck, t.get("computed_present", True))
+                      if not key.startswith("breakdown.") else _num(t["computed"]),
+                      "claimed": fmt_value(field, t["claimed"], deck, t["claimed_present"])
+                      if not key.startswith("breakdown.") else (_num(t["claimed"]) if t["claimed_present"] else "—"),
+                      "same": t["same"], "rule": t.get("rule") or ""})
+    part = None
+    if ex.get("first"):
+        t = next(x for x in terms if x["id"] == ex["first"])
+        part = f"{t['term']}: 申报 claimed {t['claimed']}, 计算 computed {t['computed']}"
+        if len(ex["differs"]) > 1:
+            part += " — 另有 also: " + "、".join(labels.term(d, variant) for d in ex["differs"][1:])
+    return {"groups": groups, "points_sum": points_sum, "units_sum": worked((ex.get("units") or {}).get("worked")),
+            "claimed_units": claimed_units, "terms": terms, "part": part,
+            "refused": ex.get("reason") if ex.get("win") is False else None, "rule": ex.get("rule")}

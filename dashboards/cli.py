@@ -32,12 +32,16 @@ def _warehouse(warehouse: Path, console: Console) -> Path:
 
 
 def dashboard_cmd(warehouse: Path = typer.Option(..., "--warehouse", help="warehouse folder written by `paipu ingest`"),
-                  port: int = 8501) -> None:
-    """Serve the Streamlit dashboard over WAREHOUSE (http://localhost:PORT)."""
+                  host: str = typer.Option("127.0.0.1", "--host",
+                                           help="address to listen on (127.0.0.1: this machine only; 0.0.0.0: every interface)"),
+                  port: int = typer.Option(8501, "--port", min=1, max=65535, help="port to listen on")) -> None:
+    """Serve the Streamlit dashboard over WAREHOUSE on http://HOST:PORT (127.0.0.1:8501 by default)."""
     wh = _warehouse(warehouse, Console(stderr=True))
     cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
-           "--server.port", str(port), "--browser.gatherUsageStats", "false", "--", "--warehouse", str(wh)]
+           "--server.address", host, "--server.port", str(port), "--browser.gatherUsageStats", "false",
+           "--", "--warehouse", str(wh)]
     env = {**os.environ, "PAIPU_WAREHOUSE": str(wh)}
+    Console(stderr=True).print(Text(f"paipu dashboard: http://{host}:{port}/ (warehouse {wh})"))
     if os.name == "posix":  # become the server, so Ctrl-C and kill reach it and leave no orphan
         os.execve(sys.executable, cmd, env)
     raise typer.Exit(subprocess.call(cmd, env=env))
@@ -83,6 +87,9 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
             for r in rej.iter_rows(named=True):
                 console.print(Text(f"  {r['source_file']}:{r['source_line']}  {labels.error_label(r['code'])}  "
                                    f"[{r['rule']}]  {r['message']}"))
+                size = r.get("raw_bytes")
+                console.print(Text(f"  原文 raw ({size if size is not None else '?'} bytes): {r.get('raw') or ''}",
+                                   style="dim"))
         else:
             console.print(Text(f"未找到对局 game not found: {game_id}", style="red"))
         raise typer.Exit(1)
@@ -138,6 +145,10 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
                                f"{labels.error_label(e.get('code'))} [{e.get('rule')}] {e.get('message')}",
                                style="bold red"))
 
+    if a.get("explain"):  # the explanation compares term by term: no second table
+        _print_explanation(console, a["explain"], deck)
+        return
+
     t = Table(title="结算对比 claimed vs computed")
     for col in ("字段 field", "申报 claimed", "计算 computed", "一致 match"):
         t.add_column(col)
@@ -151,3 +162,37 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
     if a["claimed"] is None:
         console.print(Text("记录没有申报结算 the record claims no result", style="dim"))
     console.print(t)
+
+
+def _print_explanation(console: Console, ex: dict[str, Any], deck: Deck) -> None:
+    """The dispute explanation (:func:`dashboards.audit.explanation`): the split, the worked sums,
+    term by term, and where claim and engine part. Values from the log are rich ``Text``."""
+    x = audit_mod.explanation(ex, deck)
+    variant = ex.get("variant")
+    pu, uu = labels.points_unit(variant), labels.units_unit(variant)
+    console.print(Text(f"结算争议 why the settlement is disputed — the engine judges step {ex['step']} "
+                       f"(seat {ex['seat']}'s 胡) as in replay", style="bold"))
+    if x["refused"]:
+        console.print(Text(f"引擎不认这个胡 the engine refuses the claimed 胡 [{x['rule']}]: {x['refused']}", style="bold red"))
+    if x["groups"]:
+        t = Table(title=f"计算的胡牌拆分 computed split ({pu} per group, rule line)")
+        for col in ("种类 kind", "牌 cards", pu, "来自 from", "规则 rule"):
+            t.add_column(col, overflow="fold")
+        for g in x["groups"]:
+            t.add_row(Text(g["kind"]), Text(g["cards"]), Text(str(g["points"])), Text(g["from"]), Text(g["rule"]))
+        console.print(t)
+    if x["points_sum"]:
+        console.print(Text(f"{pu}: {x['points_sum']}  (申报 claimed {ex['points']['claimed']})"))
+    if x["units_sum"]:
+        console.print(Text(f"{uu} 计算 computed: {x['units_sum']}"))
+    if x["claimed_units"]:
+        console.print(Text(f"{uu} 申报 claimed:  {x['claimed_units']}"))
+    t = Table(title="逐项对比 term by term")
+    for col in ("项 term", "计算 computed", "申报 claimed", "一致 match"):
+        t.add_column(col, overflow="fold")
+    for r in x["terms"]:
+        t.add_row(Text(r["term"]), Text(r["computed"]), Text(r["claimed"]),
+                  {True: "✓", False: "✗", None: "—"}[r["same"]], style="bold red" if r["same"] is False else None)
+    console.print(t)
+    if x["part"]:
+        console.print(Text(f"不符之处 where they part: {x['part']}", style="bold red"))

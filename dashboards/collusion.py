@@ -40,7 +40,7 @@ def pairs_together(con: duckdb.DuckDBPyConnection, f: Filters, min_together: int
     df = _q(con, f"""
         WITH sg AS (SELECT s.player_id, coalesce(g.table_id, g.game_id) AS session, g.game_id, g.variant, s.score
                     FROM seats s JOIN games g ON g.game_id = s.game_id AND g.variant = s.variant
-                    WHERE {game_filter(con)} AND s.player_id IS NOT NULL),
+                    WHERE {game_filter(con, f=f)} AND s.player_id IS NOT NULL),
              ps AS (SELECT DISTINCT player_id, session FROM sg),
              per AS (SELECT player_id, count(*) AS sessions FROM ps GROUP BY 1),
              tot AS (SELECT count(*)::DOUBLE AS slots, count(DISTINCT session)::DOUBLE AS n_sessions FROM ps),
@@ -95,7 +95,7 @@ def one_way_flows(con: duckdb.DuckDBPyConnection, f: Filters, min_fed: int = 3,
     df = _q(con, f"""
         WITH fd AS (SELECT s.game_id, s.variant, s.player_id AS feeder, s.score, g.n_seats
                     FROM seats s JOIN games g ON g.game_id = s.game_id AND g.variant = s.variant
-                    WHERE {game_filter(con)} AND s.dianpao AND s.player_id IS NOT NULL),
+                    WHERE {game_filter(con, f=f)} AND s.dianpao AND s.player_id IS NOT NULL),
              tot AS (SELECT feeder, count(*) AS feeder_dianpao FROM fd GROUP BY 1),
              opp AS (SELECT fd.feeder, o.player_id AS winner, count(*) AS chances,
                             count(*) FILTER (WHERE o.is_winner) AS fed,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -27,19 +28,31 @@ TABLES = tuple(WAREHOUSE_TABLES)
 
 @dataclass(frozen=True)
 class Filters:
-    """What the pages filter on. Empty tuples mean "all"; ``valid_only`` restricts statistics
-    (win rates, hand types) to games whose verdict is valid; ``experiments`` lets the games of
-    tuning experiments (``paipu tune``: the same deals played twice) count too."""
+    """What the pages filter on. Empty tuples mean "all" (the sidebar always picks one variant:
+    figures of different variants are never mixed); ``valid_only`` restricts statistics (win
+    rates, hand types) to games whose verdict is valid; ``experiments`` lets the games of tuning
+    experiments (``paipu tune``: the same deals played twice) count too; ``day_from`` / ``day_to``
+    (UTC dates, inclusive) keep the games started between them (rejected lines have no start)."""
 
     variants: tuple[str, ...] = ()
     rulesets: tuple[str, ...] = ()
     valid_only: bool = True
     experiments: bool = False
+    day_from: date | None = None
+    day_to: date | None = None
+
+    @property
+    def dated(self) -> bool:
+        """True when a date bound is set."""
+        return self.day_from is not None or self.day_to is not None
+
+    def _days(self) -> dict[str, Any]:
+        return {k: v for k, v in (("day_from", self.day_from), ("day_to", self.day_to)) if v is not None}
 
     def params(self) -> dict[str, Any]:
-        """Bound parameters for :func:`game_filter`."""
+        """Bound parameters for :func:`game_filter` (with ``f=`` this filter)."""
         return {"variants": list(self.variants), "rulesets": list(self.rulesets),
-                "valid_only": self.valid_only, "experiments": self.experiments}
+                "valid_only": self.valid_only, "experiments": self.experiments, **self._days()}
 
     def scope_params(self) -> dict[str, Any]:
         """Bound parameters for :func:`scope` (no valid-only switch)."""
@@ -57,16 +70,32 @@ def _variant_ruleset(alias: str) -> str:
 _SCOPE = _variant_ruleset("g")  # on a games row aliased ``g``
 
 
-def scope(con: duckdb.DuckDBPyConnection, alias: str = "g", table: str = "games") -> str:
-    """Variant, ruleset and experiment filter (params: :meth:`Filters.scope_params`) on a row of
-    ``table`` aliased ``alias``: a games row ``g`` by default; ``seats`` carries the same columns
-    (variant, ruleset_id, valid, experiment), so seat figures need no join with games."""
-    return _variant_ruleset(alias) + f" AND ($experiments OR {no_experiment(con, table, alias)})"
+def dates(alias: str = "g", table: str = "games", f: Filters | None = None) -> str:
+    """`` AND …`` keeping rows of games started within ``f``'s dates (UTC days, params
+    ``$day_from`` / ``$day_to`` of :meth:`Filters.params`); "" without dates. ``seats`` rows carry
+    no start, so they are kept by their game's."""
+    if f is None or not f.dated:
+        return ""
+    conds = [c for c, v in (("CAST(timezone('UTC', {a}.started_at) AS DATE) >= $day_from", f.day_from),
+                            ("CAST(timezone('UTC', {a}.started_at) AS DATE) <= $day_to", f.day_to)) if v is not None]
+    if table == "games":
+        return " AND " + " AND ".join(c.format(a=alias) for c in conds)
+    inner = " AND ".join(c.format(a="dg") for c in conds)
+    return f" AND ({alias}.variant, {alias}.game_id) IN (SELECT dg.variant, dg.game_id FROM games dg WHERE {inner})"
 
 
-def game_filter(con: duckdb.DuckDBPyConnection, alias: str = "g", table: str = "games") -> str:
+def scope(con: duckdb.DuckDBPyConnection, alias: str = "g", table: str = "games", f: Filters | None = None) -> str:
+    """Variant, ruleset, experiment (and with ``f``, date) filter (params: :meth:`Filters.scope_params`)
+    on a row of ``table`` aliased ``alias``: a games row ``g`` by default; ``seats`` carries the
+    same columns (variant, ruleset_id, valid, experiment), so seat figures need no join with games
+    (but for dates)."""
+    return (_variant_ruleset(alias) + f" AND ($experiments OR {no_experiment(con, table, alias)})"
+            + dates(alias, table, f))
+
+
+def game_filter(con: duckdb.DuckDBPyConnection, alias: str = "g", table: str = "games", f: Filters | None = None) -> str:
     """:func:`scope` plus the valid-only switch (params: :meth:`Filters.params`)."""
-    return scope(con, alias, table) + f" AND (NOT $valid_only OR {alias}.valid)"
+    return scope(con, alias, table, f) + f" AND (NOT $valid_only OR {alias}.valid)"
 
 
 def _q(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
@@ -110,13 +139,61 @@ def filter_choices(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
         FROM games""").row(0, named=True)  # one scan for both lists
 
 
+def scope_choices(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """What the sidebar offers: one row per (variant, ruleset_id) with ``n_seats`` (a ruleset fixes
+    the seat count: ``players`` is one of its options), ``games`` and ``played`` (games outside
+    tuning experiments), ``first`` / ``last`` (UTC dates of the first and last start); variants
+    most played first."""
+    return _q(con, f"""
+        WITH r AS (SELECT g.variant, g.ruleset_id, max(g.n_seats) AS n_seats, count(*) AS games,
+                          count(*) FILTER (WHERE {no_experiment(con, "games", "g")}) AS played,
+                          CAST(min(timezone('UTC', g.started_at)) AS DATE) AS first,
+                          CAST(max(timezone('UTC', g.started_at)) AS DATE) AS last
+                   FROM games g WHERE g.variant IS NOT NULL AND g.ruleset_id IS NOT NULL
+                   GROUP BY g.variant, g.ruleset_id)
+        SELECT * FROM r ORDER BY sum(played) OVER (PARTITION BY variant) DESC, variant, played DESC, ruleset_id""")
+
+
+GRAINS = {"day": "日 day", "week": "周 week", "month": "月 month"}
+"""Periods of the overview's time series (an allowlist: the grain reaches SQL as a bound value)."""
+
+
+def timeline(con: duckdb.DuckDBPyConnection, f: Filters, grain: str = "week") -> pl.DataFrame:
+    """Games and key rates per period of their start (UTC): ``period`` (date of the day, Monday of
+    the week or first of the month), ``games``, ``valid``, ``invalid``, and over the games the
+    statistics count (valid-only switch) with an outcome: ``decided``, ``wins``, ``draw_rate``
+    (荒庄), ``dealer_rate`` (庄家胡率: dealer wins / decided), ``zimo_share`` (of wins),
+    ``mean_points`` (of wins). Games without a start time are left out.
+
+    :raises ValueError: ``grain`` not in :data:`GRAINS`.
+    """
+    if grain not in GRAINS:
+        raise ValueError(f"not a period: {grain!r}")
+    stat = "(NOT $valid_only OR g.valid) AND g.outcome IS NOT NULL"
+    return _q(con, f"""
+        SELECT CAST(date_trunc($grain, CAST(timezone('UTC', g.started_at) AS DATE)) AS DATE) AS period,
+               count(*) AS games, count(*) FILTER (WHERE g.valid) AS valid, count(*) FILTER (WHERE NOT g.valid) AS invalid,
+               count(*) FILTER (WHERE {stat}) AS decided,
+               count(*) FILTER (WHERE {stat} AND g.outcome = 'win') AS wins,
+               count(*) FILTER (WHERE {stat} AND g.outcome = 'draw') / nullif(count(*) FILTER (WHERE {stat}), 0)
+                   AS draw_rate,
+               count(*) FILTER (WHERE {stat} AND g.outcome = 'win' AND g.winner = g.dealer)
+                   / nullif(count(*) FILTER (WHERE {stat}), 0) AS dealer_rate,
+               count(*) FILTER (WHERE {stat} AND g.win_kind = 'zimo')
+                   / nullif(count(*) FILTER (WHERE {stat} AND g.outcome = 'win'), 0) AS zimo_share,
+               avg(g.points) FILTER (WHERE {stat} AND g.outcome = 'win') AS mean_points
+        FROM games g WHERE {scope(con, f=f)} AND g.started_at IS NOT NULL
+        GROUP BY 1 ORDER BY 1""", {**f.params(), "grain": grain})
+
+
 def summary(con: duckdb.DuckDBPyConnection, f: Filters) -> dict[str, Any]:
     """Headline numbers.
 
     ``games``/``valid``/``invalid`` ignore ``valid_only`` (otherwise invalid is always 0);
     ``experiment_games`` counts the tuning-experiment games of the variants and rulesets in scope
     (left out unless ``f.experiments``);
-    ``rejects`` honours only the variant filter (rejects have no ruleset). The rest is over the
+    ``rejects`` honours only the variant filter (rejects have no ruleset nor start; a line whose
+    variant is unknown, ``_unknown``, counts in every variant's scope). The rest is over the
     games in scope whose replay computed an outcome: ``decided``, ``wins``, ``draws``,
     ``draw_rate`` (荒庄), ``mean_points`` (胡), ``mean_tuo`` (舵), ``mean_units``; rates are
     fractions, None when there is nothing to divide by.
@@ -130,9 +207,9 @@ def summary(con: duckdb.DuckDBPyConnection, f: Filters) -> dict[str, Any]:
                count(*) AS n, count(*) FILTER (WHERE g.valid) AS valid, count(*) FILTER (WHERE NOT g.valid) AS invalid,
                count(*) FILTER (WHERE {exp}) AS experiment_games,
                avg(g.points) AS mean_points, avg(g.tuo) AS mean_tuo, avg(g.units) AS mean_units
-        FROM games g WHERE {_SCOPE} GROUP BY ALL""", p).to_dicts()
+        FROM games g WHERE {_SCOPE}{dates("g", "games", f)} GROUP BY ALL""", p).to_dicts()
     rej = _q(con, """SELECT count(*) AS n FROM rejects r
-                     WHERE len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant)""",
+                     WHERE len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant) OR r.variant = '_unknown'""",
              {"variants": p["variants"]}).item()
     scoped = [g for g in groups if g["in_scope"]]
     stat = [g for g in scoped if g["stat"]]
@@ -148,10 +225,11 @@ def summary(con: duckdb.DuckDBPyConnection, f: Filters) -> dict[str, Any]:
 
 
 def rejects_by_code(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
-    """Rejected lines per code (``code``, ``n``), most frequent first; variant filter only."""
+    """Rejected lines per code (``code``, ``n``), most frequent first; variant filter only (lines of
+    no known variant in every scope)."""
     return _q(con, """
         SELECT r.code, count(*) AS n FROM rejects r
-        WHERE len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant)
+        WHERE len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant) OR r.variant = '_unknown'
         GROUP BY 1 ORDER BY n DESC, 1""", {"variants": list(f.variants)})
 
 
@@ -159,7 +237,7 @@ def errors_by_code(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
     """Invalid games per first error code (``error_code``, ``n``), most frequent first."""
     return _q(con, f"""
         SELECT coalesce(g.error_code, '?') AS error_code, count(*) AS n FROM games g
-        WHERE {scope(con)} AND NOT g.valid GROUP BY 1 ORDER BY n DESC, 1""", f.scope_params())
+        WHERE {scope(con, f=f)} AND NOT g.valid GROUP BY 1 ORDER BY n DESC, 1""", f.scope_params())
 
 
 # Seat figures read ``seats`` alone (no join with games): it carries the games' variant,
@@ -171,7 +249,7 @@ def win_rate_by_seat(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame
     return _q(con, f"""
         SELECT s.seat, count(*) AS games, count(*) FILTER (WHERE s.is_winner) AS wins,
                count(*) FILTER (WHERE s.is_winner) / count(*) AS rate
-        FROM seats s WHERE {game_filter(con, "s", "seats")} AND s.is_winner IS NOT NULL
+        FROM seats s WHERE {game_filter(con, "s", "seats", f)} AND s.is_winner IS NOT NULL
         GROUP BY 1 ORDER BY 1""", f.params())
 
 
@@ -180,7 +258,7 @@ def win_rate_by_role(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame
     return _q(con, f"""
         SELECT s.is_dealer, count(*) AS seats, count(*) FILTER (WHERE s.is_winner) AS wins,
                count(*) FILTER (WHERE s.is_winner) / count(*) AS rate
-        FROM seats s WHERE {game_filter(con, "s", "seats")} AND s.is_winner IS NOT NULL AND s.is_dealer IS NOT NULL
+        FROM seats s WHERE {game_filter(con, "s", "seats", f)} AND s.is_winner IS NOT NULL AND s.is_dealer IS NOT NULL
         GROUP BY 1 ORDER BY 1 DESC""", f.params())
 
 
@@ -189,7 +267,7 @@ def win_kinds(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
     return _q(con, f"""
         SELECT coalesce(g.win_kind, '?') AS win_kind, count(*) AS n,
                count(*) / sum(count(*)) OVER () AS share
-        FROM games g WHERE {game_filter(con)} AND g.outcome = 'win' GROUP BY 1 ORDER BY n DESC, 1""",
+        FROM games g WHERE {game_filter(con, f=f)} AND g.outcome = 'win' GROUP BY 1 ORDER BY n DESC, 1""",
               f.params())
 
 
@@ -198,7 +276,7 @@ def win_kinds(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
 def hand_type_counts(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
     """Wins per hand-type id (``hand_type``, ``n``, ``share`` of wins in scope)."""
     return _q(con, f"""
-        WITH w AS (SELECT g.hand_types FROM games g WHERE {game_filter(con)} AND g.outcome = 'win')
+        WITH w AS (SELECT g.hand_types FROM games g WHERE {game_filter(con, f=f)} AND g.outcome = 'win')
         SELECT t.hand_type, count(*) AS n, count(*) / (SELECT count(*) FROM w) AS share
         FROM (SELECT unnest(hand_types) AS hand_type FROM w) t
         GROUP BY 1 ORDER BY n DESC, 1""", f.params())
@@ -211,7 +289,7 @@ def value_counts(con: duckdb.DuckDBPyConnection, f: Filters, column: str) -> pl.
         raise ValueError(f"not a countable column: {column}")
     return _q(con, f"""
         SELECT g."{column}" AS value, count(*) AS n FROM games g
-        WHERE {game_filter(con)} AND g.outcome = 'win' AND g."{column}" IS NOT NULL
+        WHERE {game_filter(con, f=f)} AND g.outcome = 'win' AND g."{column}" IS NOT NULL
         GROUP BY 1 ORDER BY 1""", f.params())
 
 
@@ -231,17 +309,28 @@ def game_seats(con: duckdb.DuckDBPyConnection, game_id: str, variant: str) -> pl
 
 
 def find_rejects(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
-    """Rejected lines that carried ``game_id`` (code, rule, message, where)."""
-    return _q(con, """SELECT source_file, source_line, code, rule, step, message, variant
+    """Rejected lines that carried ``game_id`` (code, rule, message, where, the bytes kept)."""
+    return _q(con, """SELECT source_file, source_line, code, rule, step, message, variant, raw, raw_bytes
                       FROM rejects WHERE game_id = $gid ORDER BY source_file, source_line""",
               {"gid": game_id})
+
+
+def reject_line(con: duckdb.DuckDBPyConnection, source_file: str, source_line: int) -> dict[str, Any] | None:
+    """One rejected line as stored (newest ingest first): source_file, source_line, game_id, code,
+    rule, step, message, variant, claimed_variant, raw (the text kept), raw_bytes (the line's size
+    in bytes: ``raw`` may be cut), raw_sha256, ingested_at; None when there is no such line."""
+    df = _q(con, """SELECT source_file, source_line, game_id, code, rule, step, message, variant, claimed_variant,
+                           raw, raw_bytes, raw_sha256, ingested_at
+                    FROM rejects WHERE source_file = $f AND source_line = $n
+                    ORDER BY ingested_at DESC NULLS LAST LIMIT 1""", {"f": source_file, "n": int(source_line)})
+    return df.row(0, named=True) if df.height else None
 
 
 def invalid_games(con: duckdb.DuckDBPyConnection, f: Filters, limit: int = 500) -> pl.DataFrame:
     """Invalid games in scope (``game_id``, ``variant``, ``error_code``, ``error_step``), newest first."""
     return _q(con, f"""
         SELECT g.game_id, g.variant, g.error_code, g.error_step FROM games g
-        WHERE {scope(con)} AND NOT g.valid
+        WHERE {scope(con, f=f)} AND NOT g.valid
         ORDER BY g.ingested_at DESC NULLS LAST, g.game_id LIMIT $limit""", {**f.scope_params(), "limit": int(limit)})
 
 
@@ -312,8 +401,8 @@ def partitions(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
                count(*) FILTER (WHERE ({experiment_expr(con)}) IS NOT NULL) AS experiment_games,
                string_agg(DISTINCT g.engine_version, ', ' ORDER BY g.engine_version) AS engine_versions,
                max(g.ingested_at) AS last_ingested
-        FROM games g WHERE {_SCOPE} GROUP BY ALL ORDER BY g.variant, games DESC, g.ruleset_id""",
-              {"variants": list(f.variants), "rulesets": list(f.rulesets)})
+        FROM games g WHERE {_SCOPE}{dates("g", "games", f)} GROUP BY ALL ORDER BY g.variant, games DESC, g.ruleset_id""",
+              {"variants": list(f.variants), "rulesets": list(f.rulesets), **f._days()})
 
 
 def engine_versions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -333,7 +422,7 @@ def reject_examples(con: duckdb.DuckDBPyConnection, f: Filters, per_code: int = 
     ``file:line`` strings), example_ids (game ids the lines named, when any)."""
     return _q(con, """
         WITH r AS (SELECT *, row_number() OVER (PARTITION BY code ORDER BY source_file, source_line) AS k
-                   FROM rejects r WHERE len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant))
+                   FROM rejects r WHERE len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant) OR r.variant = '_unknown')
         SELECT code, count(*) AS n, string_agg(DISTINCT variant, ', ' ORDER BY variant) AS variants,
                list(source_file || ':' || source_line ORDER BY k) FILTER (WHERE k <= $per_code) AS examples,
                list(game_id ORDER BY k) FILTER (WHERE k <= $per_code AND game_id IS NOT NULL) AS example_ids

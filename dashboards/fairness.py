@@ -33,11 +33,11 @@ _DEAL_ERRORS = "('schema', 'bad_json', 'deck_mismatch', 'unknown_card', 'shuffle
 _DEAL_TYPE = '{"hands": [["VARCHAR"]], "wall": ["VARCHAR"]}'
 
 
-def _deals_cte(con: duckdb.DuckDBPyConnection) -> str:
+def _deals_cte(con: duckdb.DuckDBPyConnection, f: Filters) -> str:
     return f"""
         d AS (SELECT g.variant, g.ruleset_id, g.n_seats, g.dealer,
                      from_json(json_extract(g.record_json, '$.deal'), '{_DEAL_TYPE}') AS deal
-              FROM games g WHERE {scope(con)} AND g.ruleset_id IS NOT NULL AND g.dealer IS NOT NULL
+              FROM games g WHERE {scope(con, f=f)} AND g.ruleset_id IS NOT NULL AND g.dealer IS NOT NULL
                    AND (g.error_code IS NULL OR g.error_code NOT IN {_DEAL_ERRORS}))"""
 
 
@@ -45,7 +45,7 @@ def segment_counts(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
     """Cards per (variant, ruleset_id, n_seats, segment, card) over the deals in scope: ``n``;
     plus one row per group with segment ``_games`` and ``n`` = its number of games."""
     return _q(con, f"""
-        WITH {_deals_cte(con)},
+        WITH {_deals_cte(con, f)},
              hands AS (SELECT variant, ruleset_id, n_seats, dealer, generate_subscripts(deal.hands, 1) AS i,
                               unnest(deal.hands) AS hand FROM d WHERE len(deal.hands) = n_seats),
              hc AS (SELECT variant, ruleset_id, n_seats, 'h' || ((i - 1 - dealer + n_seats) % n_seats) AS segment,
@@ -64,7 +64,7 @@ def segment_counts(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
 def first_cards(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
     """First card of the wall per (variant, ruleset_id, card): ``n``."""
     return _q(con, f"""
-        WITH {_deals_cte(con)}
+        WITH {_deals_cte(con, f)}
         SELECT variant, ruleset_id, deal.wall[1] AS card, count(*) AS n FROM d
         WHERE len(deal.wall) > 0 GROUP BY ALL""", f.scope_params())
 
@@ -74,7 +74,7 @@ def xing_first_cards(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame
     return _q(con, f"""
         SELECT x.variant, x.ruleset_id, x.cards[1] AS card, count(*) AS n
         FROM xing x JOIN games g ON g.game_id = x.game_id AND g.variant = x.variant
-        WHERE {scope(con)} AND len(x.cards) > 0 GROUP BY ALL""", f.scope_params())
+        WHERE {scope(con, f=f)} AND len(x.cards) > 0 GROUP BY ALL""", f.scope_params())
 
 
 def _composition(variant: str) -> tuple[Any, Counter]:
@@ -180,7 +180,7 @@ def dealer_advantage(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame
                  AS other_rate,
                1 / g.n_seats AS fair, avg(s.score) AS dealer_mean, stddev_samp(s.score) AS dealer_sd
         FROM games g JOIN seats s ON s.game_id = g.game_id AND s.variant = g.variant AND s.is_dealer
-        WHERE {game_filter(con)} AND g.outcome IS NOT NULL AND g.n_seats > 1
+        WHERE {game_filter(con, f=f)} AND g.outcome IS NOT NULL AND g.n_seats > 1
         GROUP BY g.variant, g.ruleset_id, g.n_seats ORDER BY g.variant, g.ruleset_id, g.n_seats""", f.params())
     rows = []
     for r in df.iter_rows(named=True):

@@ -61,7 +61,7 @@ def games(con: duckdb.DuckDBPyConnection, f: Filters, s: Search, limit: int = 20
                 WHERE s.game_id = g.game_id AND s.variant = g.variant) AS players,
                g.valid, g.error_code, g.outcome, g.winner, g.hand_types, g.points, g.units
         FROM games g
-        WHERE {scope(con)}
+        WHERE {scope(con, f=f)}
           AND ($text = '' OR contains(lower(g.game_id), lower($text)))
           AND ($player = '' OR {has_seat.format('$player')})
           AND ($with_player = '' OR {has_seat.format('$with_player')})
@@ -84,7 +84,7 @@ def rejects(con: duckdb.DuckDBPyConnection, f: Filters, s: Search, limit: int = 
     return _q(con, """
         SELECT r.source_file, r.source_line, r.game_id, r.code, r.rule, r.message, left(r.raw, 300) AS raw
         FROM rejects r
-        WHERE (len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant))
+        WHERE (len($variants::VARCHAR[]) = 0 OR list_contains($variants::VARCHAR[], r.variant) OR r.variant = '_unknown')
           AND ($code = '' OR r.code = $code)
           AND ($text = '' OR contains(lower(coalesce(r.game_id, '')), lower($text)))
         ORDER BY r.source_file, r.source_line LIMIT $limit""",

@@ -100,16 +100,16 @@ def require_warehouse(c: Ctx) -> None:
 # --- cached queries (arguments are the cache key; the connection comes from _root) ----------
 
 @st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)
-def choices(wh: str, lay: tuple[bool, ...]) -> dict[str, list[str]]:
-    """Filter choices (see :func:`dashboards.data.filter_choices`)."""
-    return data.filter_choices(_root(wh, lay))
+def choices(wh: str, lay: tuple[bool, ...]) -> pl.DataFrame:
+    """The sidebar's scope choices (see :func:`dashboards.data.scope_choices`)."""
+    return data.scope_choices(_root(wh, lay))
 
 
 @st.cache_data(ttl=TTL, max_entries=128, show_spinner=False)
 def query(wh: str, lay: tuple[bool, ...], name: str, f: data.Filters, *args: Any) -> Any:
     """Result of ``dashboards.data.<name>(con, f, *args)`` for the overview and hand-type pages."""
     allowed = {"summary", "rejects_by_code", "errors_by_code", "win_rate_by_seat", "win_rate_by_role",
-               "win_kinds", "hand_type_counts", "value_counts", "invalid_games"}
+               "win_kinds", "hand_type_counts", "value_counts", "invalid_games", "timeline"}
     if name not in allowed:
         raise ValueError(name)
     return getattr(data, name)(_root(wh, lay), f, *args)
@@ -297,41 +297,203 @@ def percentile(p: float | None) -> str:
     return f"第 {k} 百分位 {k}th pct"
 
 
-# --- sidebar --------------------------------------------------------------------------------
+# --- sidebar: one variant at a time, every filter in the URL --------------------------------------
+
+SCOPE_PARAMS = ("variant", "seats", "ruleset", "from", "to", "valid", "experiments")
+"""Query parameters of the sidebar (shared by every page: a copied link shows the same scope)."""
+
+
+def _variant_rows(ch: pl.DataFrame, variant: str) -> pl.DataFrame:
+    return ch.filter(pl.col("variant") == variant)
+
+
+def _url_in(param: str, key: str, parse: Any, ok: Any) -> None:
+    """Take ``param`` from the URL into ``st.session_state[key]`` when the URL carries a value the
+    session has not seen (a deep link, a pasted link, back/forward); a value that is not one of the
+    choices is reported and ignored. No value in the URL (another page was opened): keep the
+    session's (it is written back into the URL by :func:`_url_out`)."""
+    ss = st.session_state
+    raw = qp(param, 400)
+    mark = f"_{key}_url"
+    if raw and ss.get(mark) != raw:
+        try:
+            v = parse(raw)
+        except ValueError:
+            v = None
+        if v is not None and ok(v):
+            ss[key] = v
+        else:
+            st.caption(f":material/warning: 链接里的 {param} 不可用 the link's `{param}` is not one of the choices: "
+                       f"{lit(raw[:60])} — showing the default.")
+    ss[mark] = raw
+
+
+def _url_out(param: str, key: str, show: Any, default: Any = None) -> None:
+    """Write ``st.session_state[key]`` into the URL as ``param`` (removed at its default)."""
+    ss = st.session_state
+    v = ss.get(key)
+    text = "" if v is None or v == default else show(v)
+    if text:
+        st.query_params[param] = text
+    else:
+        st.query_params.pop(param, None)
+    ss[f"_{key}_url"] = text
+
+
+def _reset_scope() -> None:
+    """A new variant: its own rulesets, seat counts and dates (the old ones mean nothing there)."""
+    ss = st.session_state
+    for key in ("f_seats", "f_rulesets", "f_dates"):
+        ss.pop(key, None)
+    for param in ("seats", "ruleset", "from", "to"):
+        st.query_params.pop(param, None)
+
+
+def _day(text: str) -> Any:
+    from datetime import date
+
+    return date.fromisoformat(text.strip()[:10])
+
 
 def sidebar(c: Ctx) -> None:
-    """Filters shared by every page (rendered from the entry script so they persist across pages)."""
+    """Filters shared by every page, rendered from the entry script so they persist across pages:
+    one variant (the most played by default: figures of different variants are never mixed), its
+    seat count where it has several, rulesets, a date range, the valid-only and experiment switches.
+    Every one follows the URL both ways (:data:`SCOPE_PARAMS`)."""
+    ss = st.session_state
     with st.sidebar:
         if c.problem or not c.has_games:
             return
         ch = choices(c.path, c.layout)
-        st.multiselect("玩法 variant", ch["variants"], key="f_variants",
-                       format_func=lambda v: labels.zh(labels.VARIANTS, v), placeholder="全部 all")
-        st.multiselect("规则集 ruleset", ch["rulesets"], key="f_rulesets", placeholder="全部 all")
+        played = ch.group_by("variant", maintain_order=True).agg(pl.col("played").sum(), pl.col("games").sum())
+        variants = played["variant"].to_list()
+        if not variants:
+            return
+        count = dict(zip(variants, played["played"].to_list()))
+        _url_in("variant", "f_variant", str, lambda v: v in variants)
+        if ss.get("f_variant") not in variants:
+            ss["f_variant"] = variants[0]
+        st.selectbox("玩法 variant", variants, key="f_variant", on_change=_reset_scope,
+                     format_func=lambda v: f"{labels.name(labels.VARIANTS, v)} ({v}) · {count.get(v, 0):,} 局",
+                     help="每页只看一个玩法：不同玩法的胡、息、個子不可相加 — one variant at a time: 胡, 息 and 個子 "
+                          "of different games never add up. 默认对局最多的玩法 the most played is the default.")
+        rows = _variant_rows(ch, ss["f_variant"])
+        seat_counts = sorted({int(n) for n in rows["n_seats"].to_list() if n is not None})
+        if len(seat_counts) > 1:
+            by_seats = rows.group_by("n_seats").agg(pl.col("played").sum()).sort("played", descending=True)
+            _url_in("seats", "f_seats", int, lambda v: v in seat_counts)
+            if ss.get("f_seats") not in seat_counts:
+                ss["f_seats"] = int(by_seats["n_seats"][0])
+            st.radio("人数 players", seat_counts, key="f_seats", horizontal=True, format_func=lambda n: f"{n} 人",
+                     help="3 人与 4 人的座位胡率不可并列 — seat win rates of 3- and 4-player tables are not comparable")
+            rows = rows.filter(pl.col("n_seats") == ss["f_seats"])
+        else:
+            ss.pop("f_seats", None)
+        rulesets = rows["ruleset_id"].to_list()
+        _url_in("ruleset", "f_rulesets", lambda t: [r for r in t.split(",") if r],
+                lambda v: bool(v) and all(r in rulesets for r in v))
+        ss["f_rulesets"] = [r for r in ss.get("f_rulesets") or [] if r in rulesets]
+        st.multiselect("规则集 ruleset", rulesets, key="f_rulesets", placeholder="全部 all",
+                       format_func=lambda r: f"{r} · {int(rows.filter(pl.col('ruleset_id') == r)['games'][0]):,} 局")
+        lo, hi = rows["first"].min(), rows["last"].max()
+        if lo is not None and hi is not None:
+            def _range(text: str) -> Any:
+                a, _, b = text.partition("..")
+                return (_day(a) if a else lo, _day(b) if b else hi)
+            for param, i in (("from", 0), ("to", 1)):
+                raw = qp(param, 10)
+                if raw and ss.get(f"_f_dates_{param}_url") != raw:
+                    try:
+                        d = _day(raw)
+                    except ValueError:
+                        d = None
+                    cur = list(ss.get("f_dates") or (lo, hi))
+                    if d is not None:
+                        cur[i] = min(max(d, lo), hi)
+                        ss["f_dates"] = (cur[0], cur[1])
+                    else:
+                        st.caption(f":material/warning: 链接里的 {param} 不是日期 the link's `{param}` is not a "
+                                   f"YYYY-MM-DD date: {lit(raw)}")
+                ss[f"_f_dates_{param}_url"] = raw
+            got = ss.get("f_dates")
+            if not (isinstance(got, (tuple, list)) and len(got) == 2 and all(got)) or got[0] < lo or got[1] > hi:
+                ss["f_dates"] = (lo, hi)
+            st.date_input("日期 dates (UTC)", key="f_dates", min_value=lo, max_value=hi, format="YYYY-MM-DD",
+                          help="对局开始的日期（含首尾）— the days the games started, both ends included")
+            d = ss.get("f_dates")
+            full = (lo, hi)
+            picked = tuple(d) if isinstance(d, (tuple, list)) and len(d) == 2 else full
+            for param, i in (("from", 0), ("to", 1)):
+                v = picked[i] if picked != full and picked[i] != full[i] else None
+                if v is None:
+                    st.query_params.pop(param, None)
+                else:
+                    st.query_params[param] = v.isoformat()
+                ss[f"_f_dates_{param}_url"] = "" if v is None else v.isoformat()
+        _url_in("valid", "f_valid", lambda t: t != "0", lambda v: True)
         st.toggle("只计有效对局 valid games only", value=True, key="f_valid",
                   help="胡率、牌型等统计只用裁定有效的对局 — statistics use valid games only")
+        _url_in("experiments", "f_experiments", lambda t: t == "1", lambda v: True)
         st.toggle("包含调参实验 include tuning experiments", value=False, key="f_experiments",
                   help="`paipu tune` 把同一批牌局按两套规则各打一遍；默认不计入，以免重复 — "
                        "tuning experiments play the same deals twice, so they are left out by default")
+        _url_out("variant", "f_variant", str)
+        _url_out("seats", "f_seats", str)
+        _url_out("ruleset", "f_rulesets", lambda v: ",".join(v), default=[])
+        _url_out("valid", "f_valid", lambda v: "1" if v else "0", default=True)
+        _url_out("experiments", "f_experiments", lambda v: "1" if v else "0", default=False)
         st.caption(f"warehouse: `{c.path}`")
 
 
 def games_page() -> tuple[Ctx, data.Filters]:
     """Start a page that needs games: stop with a friendly message when there is no warehouse, it is
-    empty, or it holds only rejected lines; else the page's :class:`Ctx` and the sidebar's filters."""
+    empty, or it holds only rejected lines; else the page's :class:`Ctx` and the sidebar's filters
+    (the scope said under the title)."""
     c = ctx()
     require_warehouse(c)
     if not c.has_games:
         st.info("没有对局 No games yet — only rejected lines.")
         st.stop()
-    return c, filters()
+    f = filters()
+    scope_caption(f)
+    return c, f
 
 
 def filters() -> data.Filters:
-    """The sidebar's current filters."""
+    """The sidebar's current filters. Every page sees one variant; where it has several seat counts,
+    the rulesets of the chosen one (a ruleset fixes the seat count)."""
     ss = st.session_state
-    return data.Filters(tuple(ss.get("f_variants") or ()), tuple(ss.get("f_rulesets") or ()),
-                        bool(ss.get("f_valid", True)), bool(ss.get("f_experiments", False)))
+    c = ctx()
+    variant = ss.get("f_variant")
+    rulesets = tuple(ss.get("f_rulesets") or ())
+    if variant and not rulesets and ss.get("f_seats") is not None and c.has_games:
+        ch = choices(c.path, c.layout)
+        rulesets = tuple(ch.filter((pl.col("variant") == variant) & (pl.col("n_seats") == ss["f_seats"]))["ruleset_id"])
+    d = ss.get("f_dates")
+    day_from = day_to = None
+    if isinstance(d, (tuple, list)) and len(d) == 2 and c.has_games and variant:
+        rows = _variant_rows(choices(c.path, c.layout), variant)
+        lo, hi = rows["first"].min(), rows["last"].max()
+        day_from = d[0] if lo is not None and d[0] > lo else None
+        day_to = d[1] if hi is not None and d[1] < hi else None
+    return data.Filters((variant,) if variant else (), rulesets, bool(ss.get("f_valid", True)),
+                        bool(ss.get("f_experiments", False)), day_from, day_to)
+
+
+def scope_caption(f: data.Filters) -> None:
+    """Say what the page's figures are over: variant, seat count, rulesets, dates, valid-only."""
+    ss = st.session_state
+    parts = [labels.zh(labels.VARIANTS, f.variants[0]) if f.variants else "全部玩法 every variant"]
+    if ss.get("f_seats") is not None:
+        parts.append(f"{ss['f_seats']} 人 players")
+    picked = ss.get("f_rulesets") or []
+    parts.append("规则集 " + ", ".join(picked) if picked else "全部规则集 every ruleset")
+    if f.dated:
+        parts.append(f"{f.day_from or '…'} – {f.day_to or '…'} (UTC)")
+    parts.append("有效对局 valid games" if f.valid_only else "全部对局 valid and invalid")
+    if f.experiments:
+        parts.append("含调参实验 experiments included")
+    st.caption("范围 scope: " + " · ".join(parts) + " — 侧栏可改 change it in the sidebar")
 
 
 # --- rendering helpers ----------------------------------------------------------------------
@@ -348,8 +510,11 @@ def cards(codes: Any, deck: Any, empty: str = "—") -> None:
 def hbar(df: pl.DataFrame, cat: str, val: str, *, cat_title: str, val_title: str,
          fmt: str = "d", text: str | None = None) -> alt.Chart:
     """Horizontal bars (categories on the y axis read well at phone width), value printed at the end."""
-    # no y title: the section heading names the categories, and a vertical CJK title wastes phone width
-    y = alt.Y(f"{cat}:N", title=None, sort=None, axis=alt.Axis(labelAngle=0, labelLimit=200))
+    # no y title: the section heading names the categories, and a vertical CJK title wastes phone width;
+    # the order is the frame's, given explicitly: with sort=None Vega kept the previous data's order
+    # when a filter changed the rows in place (issue 15)
+    y = alt.Y(f"{cat}:N", title=None, sort=df[cat].to_list(),
+              axis=alt.Axis(labelAngle=0, labelLimit=220, labelOverlap=False))
     x = alt.X(f"{val}:Q", title=val_title, axis=alt.Axis(labelAngle=0, format=fmt))
     base = alt.Chart(df).encode(y=y, x=x, tooltip=[alt.Tooltip(f"{cat}:N", title=cat_title),
                                                    alt.Tooltip(f"{val}:Q", title=val_title, format=fmt)])

@@ -173,9 +173,10 @@ def test_overview_numbers(monkeypatch, full):
     assert m["庄家胡率 dealer win rate"] == DEALER_RATE
     assert m["闲家胡率 non-dealer win rate"] == NON_DEALER_RATE
     assert m["荒庄率 draw rate"] == DRAW_RATE
-    assert m["平均胡 mean hu"] == "22.0"  # (21 + 15 + 30) / 3
+    assert m["平均胡 mean 胡"] == "22.0"  # (21 + 15 + 30) / 3
     assert m["平均舵 mean tuo"] == "3.3"
-    assert len(at.get("vega_lite_chart")) >= 4
+    assert len(at.get("vega_lite_chart")) >= 6  # two over time, seat, role, kinds, errors, rejects
+    assert at.query_params["variant"] == "guilin"  # the one variant in scope is in the URL
 
 
 def test_overview_filters(monkeypatch, full):
@@ -216,17 +217,52 @@ def test_audit_deep_link_valid_and_step(monkeypatch, full):
     assert at.slider[0].value == 4
     body = _text(at)
     assert "扫" in body and "#c62828" in body  # 扫 小八; red cards (小二, 柒, …) shown red
-    diff = at.dataframe[-1].value
+    diff = at.table[-1].value
     assert set(diff["一致 match"]) <= {"✓", "—"}
     at.button[1].click().run()  # next step
     assert at.slider[0].value == 5 and at.query_params["step"] == "5"
 
 
+def test_audit_action_list_wall_and_when_seats_are_shown(monkeypatch, full):
+    """Every logged action is listed (act and cards in words); the rest of the wall after the step
+    is the dealt wall less the draws so far; the page says the seats are after the step."""
+    rec = json.loads(EXAMPLE)
+    at = _open(monkeypatch, full, PAGES[2], game="example-guilin-1", step="4")
+    acts = at.dataframe[0].value
+    assert len(acts) == len(rec["actions"]) == 9
+    assert acts["动作 act"].tolist()[4] == "扫 sao" and acts["牌 cards"].tolist()[4] == "小八 + 小八 小八"
+    assert acts[" "].tolist()[4] == "▶"  # the current step is marked
+    drawn = sum(1 for ev in rec["actions"][:5] if ev["act"] == "draw")
+    rest = rec["deal"]["wall"][drawn:]
+    body = _text(at)
+    assert f"rest of the wall ({len(rest)}" in body and len(rest) == 18  # 19 dealt, one drawn
+    assert body.count('title="') >= len(rest)
+    assert any("shown after step 4" in c.value for c in at.caption)
+    from dashboards.audit import wall_after
+    assert wall_after(rec, 4, 18) == rest and wall_after(rec, 4, 17) is None  # disagreeing count: not guessed
+    at = _open(monkeypatch, full, PAGES[2], game="example-guilin-1", step="8")  # the 胡: the 醒 card turned
+    assert "醒 xing card(s) turned — 2 醒 matched" in _text(at)
+
+
 def test_audit_claim_mismatch(monkeypatch, full):
-    """A claimed field that differs is marked in the claimed-vs-computed table."""
+    """A claimed 25 胡 where the engine counts 21: the split group by group with its rule lines
+    (001 §玩法规则: 吃 小一二三 3, 坎 大四 6, 大壹贰叁 6, 大贰柒拾 6, three 顺子 0), the sum, the worked
+    舵 (1 + ⌊11/5⌋ = 3, 自摸 +1, 醒 2 = 6), the term that differs, and the field marked in the table."""
     at = _open(monkeypatch, full, PAGES[2], game="bad-mismatch")
-    diff = at.dataframe[-1].value
-    row = diff[diff["字段 field"] == "胡 hu"]
+    split = at.table[0].value
+    assert sorted(zip(split["种类 kind"], split["胡"])) == sorted(
+        [("吃 chi", 3), ("坎 kan", 6), ("顺子 shunzi", 0), ("顺子 shunzi", 0), ("一二三 yi_er_san", 6),
+         ("二七十 er_qi_shi", 6), ("顺子 shunzi", 0)])
+    assert split[split["种类 kind"] == "坎 kan"]["规则 rule line"].iloc[0].startswith("坎 大 6 小 3 (001 §玩法规则")
+    body = _text(at)
+    assert "3 + 6 + 0 + 0 + 6 + 6 + 0 = 21 胡" in body.replace("**", "") or "= 21 胡" in body
+    assert "舵 3 + 自摸 1 + 醒 2 = 6 舵" in body
+    part = next(e.value for e in at.error if "Where they part" in e.value)
+    assert "胡 points: 申报 claimed 25, 计算 computed 21" in part
+    terms = at.table[1].value.set_index("项 term")
+    assert terms.loc["胡 points", "一致 match"].startswith("✗") and terms.loc["舵 (tuo)", "一致 match"] == "✓"
+    diff = at.table[-1].value
+    row = diff[diff["字段 field"] == "胡 points"]
     assert row["申报 claimed"].iloc[0] == "25" and row["计算 computed"].iloc[0] == "21"
     assert row["一致 match"].iloc[0].startswith("✗")
 
@@ -241,10 +277,21 @@ def test_audit_sql_injection_is_harmless(monkeypatch, full):
 
 
 def test_audit_rejected_id(monkeypatch, rejects_only):
-    """An id whose line was rejected shows the reject, not an error."""
+    """An id whose line was rejected shows the reject and the bytes kept, not an error."""
     at = _open(monkeypatch, rejects_only, PAGES[2], game="rejected-1")
     assert any("拒收" in w.value for w in at.warning)
-    assert at.dataframe[0].value["code"].iloc[0] == "schema"
+    assert "格式错误 schema" in at.error[0].value and "missing `deal`" in at.error[0].value
+    assert at.code[0].value == "{}"
+
+
+def test_audit_opens_a_rejected_line(monkeypatch, rejects_only):
+    """?file=&line= opens one rejected line as stored: where, code, message and the raw text."""
+    at = _open(monkeypatch, rejects_only, PAGES[2], file="logs.jsonl", line="7")
+    assert "非 JSON bad_json" in at.error[0].value and "not valid JSON" in at.error[0].value
+    assert at.code[0].value == "{oops"
+    assert "logs.jsonl:7" in _text(at)
+    at = _open(monkeypatch, rejects_only, PAGES[2], file="logs.jsonl", line="8")
+    assert any("No such rejected line" in w.value for w in at.warning)
 
 
 def test_empty_and_rejects_only_messages(monkeypatch, empty, rejects_only):
@@ -282,9 +329,12 @@ def test_audit_cli(full):
     """``paipu audit`` prints verdict, steps (cards by name) and exits 1 for an unknown id."""
     app = typer.Typer()
     app.command()(audit_cmd)
-    res = CliRunner().invoke(app, ["bad-mismatch", "--warehouse", str(full)])
+    res = CliRunner().invoke(app, ["bad-mismatch", "--warehouse", str(full)], env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
     assert "无效 invalid" in res.output and "result_mismatch" in res.output and "小八" in res.output
+    # the dispute explained as on the page: the split's sum, the worked 舵, where they part
+    assert "3 + 6 + 0 + 0 + 6 + 6 + 0 = 21 胡" in res.output and "舵 3 + 自摸 1 + 醒 2 = 6 舵" in res.output
+    assert "where they part: 胡 points: 申报 claimed 25, 计算 computed 21" in res.output
     res = CliRunner().invoke(app, ["nope' OR 1=1 --", "--warehouse", str(full)])
     assert res.exit_code == 1 and "not found" in res.output
 

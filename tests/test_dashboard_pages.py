@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from datetime import date
+
 import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -21,6 +23,7 @@ PAGES = ["screens/overview.py", "screens/hand_types.py", "screens/tuning.py", "s
          "screens/audit.py", "screens/collusion.py", "screens/player.py", "screens/leaderboard.py",
          "screens/families.py"]
 EVIL = "x' OR '1'='1' --; DROP TABLE games; SELECT * FROM read_csv('/etc/passwd')"
+PLAIN_GUILIN = demo_warehouse.PLAIN_GAMES + demo_warehouse.DOUBLE_GAMES
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +99,7 @@ def test_new_pages_on_empty_and_rejects_only(request, monkeypatch, page, which):
         assert "or search" in said
         at.query_params["code"] = "schema"
         at.run()
-        assert _frame(at, "code")["game_id"].tolist() == ["zz-1"]
+        assert _frame(at, "原因 code")["对局 game"].tolist() == ["zz-1"]
     else:
         assert "没有" in said, said
 
@@ -113,15 +116,129 @@ def test_overview_freshness_on_rejects_only(monkeypatch, rejects_only):
 # --- overview ---------------------------------------------------------------------------------
 
 def test_overview_leaves_experiments_out_and_shows_freshness(monkeypatch, demo, sql):
+    """The overview is of the most played variant (guilin: the experiment's games do not count),
+    experiments left out unless switched on."""
     at = _open(monkeypatch, demo.warehouse, PAGES[0])
+    assert at.query_params["variant"] == "guilin"
     n_exp = 2 * demo_warehouse.TUNE_DEALS
-    total = sql("SELECT count(*) AS n FROM games")["n"][0]
+    total = sql("SELECT count(*) AS n FROM games WHERE variant = 'guilin'")["n"][0]
     assert _metrics(at)["对局 games"] == f"{total - n_exp:,}"
     assert f"{n_exp:,} tuning-experiment games are left out" in _text(at)
     parts = _frame(at, "实验 experiment")
     assert parts["实验 experiment"].sum() == n_exp and parts["对局 games"].sum() == total
     at.toggle(key="f_experiments").set_value(True).run()
-    assert _metrics(at)["对局 games"] == f"{total:,}"
+    assert _metrics(at)["对局 games"] == f"{total:,}" and at.query_params["experiments"] == "1"
+
+
+# --- one variant at a time --------------------------------------------------------------------------
+
+def test_every_page_is_one_variant_the_most_played_by_default(monkeypatch, demo, sql):
+    """No page mixes variants: each opens on the most played one (guilin, outside experiments), and
+    says so under its title."""
+    most = sql("""SELECT variant FROM games WHERE json_extract_string(record_json, '$.x_experiment') IS NULL
+                  GROUP BY 1 ORDER BY count(*) DESC LIMIT 1""")["variant"][0]
+    assert most == "guilin"
+    for page in PAGES:
+        at = _open(monkeypatch, demo.warehouse, page)
+        assert at.query_params["variant"] == "guilin", page
+        assert at.selectbox(key="f_variant").value == "guilin"
+        assert any(c.value.startswith("范围 scope: 桂林字牌 (guilin)") for c in at.caption), page
+
+
+def test_a_variant_and_seat_count_from_the_url(monkeypatch, demo, sql):
+    """?variant=tongcheng_gezi&seats=3 scopes the overview to the 3-seat tables of 通城個子牌: the
+    counts are theirs and the seat chart has three seats."""
+    want = sql("""SELECT count(*) AS n, count(*) FILTER (WHERE valid) AS v FROM games
+                  WHERE variant = 'tongcheng_gezi' AND n_seats = 3""").row(0, named=True)
+    at = _open(monkeypatch, demo.warehouse, PAGES[0], variant="tongcheng_gezi", seats="3")
+    m = _metrics(at)
+    assert (m["对局 games"], m["有效 valid"]) == (f"{want['n']:,}", f"{want['v']:,}") and want["n"] == 24
+    assert at.radio(key="f_seats").value == 3
+    assert any("3 人 players" in c.value for c in at.caption)
+    seats = ui.query(str(demo.warehouse.resolve()), ui.data.layout(demo.warehouse.resolve()), "win_rate_by_seat",
+                     ui.data.Filters(("tongcheng_gezi",), tuple(sql(
+                         "SELECT DISTINCT ruleset_id FROM games WHERE n_seats = 3")["ruleset_id"])))
+    assert seats["seat"].to_list() == [0, 1, 2]
+    at = _open(monkeypatch, demo.warehouse, PAGES[0], variant="tongcheng_gezi")  # default: the most played count
+    assert at.radio(key="f_seats").value == 4
+    at = _open(monkeypatch, demo.warehouse, PAGES[0], variant="mahjong")
+    assert any("not one of the choices" in c.value for c in at.caption) and at.query_params["variant"] == "guilin"
+
+
+def test_dates_narrow_every_figure(monkeypatch, demo, sql):
+    """?from=&to= keeps the games started in those UTC days (both ends included)."""
+    want = sql("""SELECT count(*) AS n FROM games WHERE variant = 'guilin'
+                  AND json_extract_string(record_json, '$.x_experiment') IS NULL
+                  AND CAST(timezone('UTC', started_at) AS DATE) BETWEEN DATE '2026-10-01' AND DATE '2026-10-31'""")
+    at = _open(monkeypatch, demo.warehouse, PAGES[0], **{"from": "2026-10-01", "to": "2026-10-31"})
+    assert _metrics(at)["对局 games"] == f"{want['n'][0]:,}" and 0 < want["n"][0] < PLAIN_GUILIN
+    assert at.date_input(key="f_dates").value == (date(2026, 10, 1), date(2026, 10, 31))
+    assert any("2026-10-01 – 2026-10-31 (UTC)" in c.value for c in at.caption)
+    at = _open(monkeypatch, demo.warehouse, "screens/leaderboard.py", min="1", **{"from": "2026-10-01", "to": "2026-10-31"})
+    board = _frame(at, "玩家 player")
+    per = sql("""SELECT s.player_id, count(*) AS n FROM seats s JOIN games g USING (game_id, variant)
+                 WHERE g.variant = 'guilin' AND g.valid AND g.outcome IS NOT NULL
+                 AND json_extract_string(g.record_json, '$.x_experiment') IS NULL
+                 AND CAST(timezone('UTC', g.started_at) AS DATE) BETWEEN DATE '2026-10-01' AND DATE '2026-10-31'
+                 GROUP BY 1""")
+    assert dict(zip(board["玩家 player"].str.replace("player?player=", ""), board["局 games"])) == dict(
+        zip(per["player_id"], per["n"]))
+    at = _open(monkeypatch, demo.warehouse, PAGES[0], **{"from": "31/10/2026"})
+    assert any("not a YYYY-MM-DD date" in c.value for c in at.caption)
+
+
+def test_the_scope_follows_the_reader_across_pages(monkeypatch, demo):
+    """The sidebar's filters stay as the reader moves to another page, and are written back into
+    its URL, so any view can be shared by its link."""
+    at = _open(monkeypatch, demo.warehouse, PAGES[0], variant="zipai", valid="0")
+    assert not at.toggle(key="f_valid").value
+    at.switch_page("screens/hand_types.py")
+    at.query_params.clear()
+    at.run()
+    assert not at.exception
+    assert at.query_params["variant"] == "zipai" and at.query_params["valid"] == "0"
+    assert any(c.value.startswith("范围 scope: 字牌 (zipai)") for c in at.caption)
+
+
+def test_overview_over_time(monkeypatch, demo, sql):
+    """Games and rates by day, week or month: the monthly buckets hold every guilin game."""
+    at = _open(monkeypatch, demo.warehouse, PAGES[0], grain="month")
+    con = connect(demo.warehouse)
+    try:
+        tl = ui.data.timeline(con, ui.data.Filters(("guilin",)), "month")
+    finally:
+        con.close()
+    total = sql("""SELECT count(*) AS n FROM games WHERE variant = 'guilin'
+                   AND json_extract_string(record_json, '$.x_experiment') IS NULL""")["n"][0]
+    assert tl["games"].sum() == total and tl.height >= 3  # the demo spans three months
+    assert at.selectbox(key="ov_grain").value == "month"
+    assert any("one point per month" in c.value for c in at.caption)
+
+
+def test_gezi_share_of_games_won_is_labelled_so(monkeypatch, demo):
+    """個子: the share of games someone won is not called a win rate."""
+    at = _open(monkeypatch, demo.warehouse, "screens/families.py", variant="tongcheng_gezi", seats="4")
+    gz = _frame(at, "人数 players")
+    assert "有人胡 % games won" in gz.columns and "胡率 win %" not in gz.columns
+    assert gz["人数 players"].tolist() == [4]
+    at = _open(monkeypatch, demo.warehouse, "screens/families.py", variant="sanjing_huapai")
+    assert _frame(at, "主精 main")["胡 wins"].sum() > 0
+
+
+def test_charts_keep_their_order_and_every_label(monkeypatch, demo):
+    """Bar charts sort by the frame's order explicitly (a stale order after filtering came from
+    sort=None) and draw every category label (the tuning differences chart dropped every other)."""
+    import json as _json
+
+    at = _open(monkeypatch, demo.warehouse, "screens/hand_types.py")
+    spec = _json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    y = spec["layer"][0]["encoding"]["y"]
+    assert isinstance(y["sort"], list) and y["axis"]["labelOverlap"] is False
+    at = _open(monkeypatch, demo.warehouse, "screens/tuning.py", exp=demo.tune.experiment)
+    diffs = _json.loads(at.get("vega_lite_chart")[-1].proto.spec)
+    ys = [layer["encoding"]["y"] for layer in diffs["layer"] if "y" in layer.get("encoding", {})]
+    assert ys and all(y["axis"]["labelOverlap"] is False for y in ys)
+    assert len(ys[0]["sort"]) == len(set(ys[0]["sort"]))
 
 
 # --- rule tuning -------------------------------------------------------------------------------
@@ -203,13 +320,17 @@ def test_player_unknown_and_injection(monkeypatch, demo):
 
 
 def test_leaderboard(monkeypatch, demo, sql):
-    """Default gate 300 games (nobody in the demo); ?min=5&sort=net ranks by net score."""
+    """Default gate players.LEADERBOARD_MIN games, ranked by rating; ?min=5&sort=net ranks by net
+    score, within the variant in scope."""
     at = _open(monkeypatch, demo.warehouse, "screens/leaderboard.py")
-    assert at.number_input(key="lb_min").value == 300
-    assert any("300" in i.value for i in at.info)
+    assert at.number_input(key="lb_min").value == players.LEADERBOARD_MIN
+    assert at.selectbox(key="lb_sort").value == "rating"
+    board = _frame(at, "评分 rating")
+    assert board["评分 rating"].is_monotonic_decreasing if hasattr(board["评分 rating"], "is_monotonic_decreasing") \
+        else list(board["评分 rating"]) == sorted(board["评分 rating"], reverse=True)
     at = _open(monkeypatch, demo.warehouse, "screens/leaderboard.py", min="5", sort="net")
     want = sql("""SELECT s.player_id, sum(s.score) AS net FROM seats s JOIN games g USING (game_id, variant)
-                  WHERE g.valid AND g.outcome IS NOT NULL
+                  WHERE g.valid AND g.outcome IS NOT NULL AND g.variant = 'guilin'
                     AND json_extract_string(g.record_json, '$.x_experiment') IS NULL
                   GROUP BY 1 HAVING count(*) >= 5 ORDER BY net DESC, count(*) DESC, 1""")
     board = _frame(at, "玩家 player")
@@ -217,7 +338,35 @@ def test_leaderboard(monkeypatch, demo, sql):
     assert board["总分 net"].tolist() == want["net"].cast(pl.Int64).to_list()
     for bad in ({"min": EVIL}, {"sort": EVIL}, {"dir": EVIL}):
         at = _open(monkeypatch, demo.warehouse, "screens/leaderboard.py", **bad)
-        assert at.number_input(key="lb_min").value == 300 and at.selectbox(key="lb_sort").value == "win_lo"
+        assert at.number_input(key="lb_min").value == players.LEADERBOARD_MIN
+        assert at.selectbox(key="lb_sort").value == "rating"
+
+
+def test_player_rating_is_openskills(monkeypatch, demo):
+    """ring-a (won all 12 of its games) tops the guilin ratings; the page shows the same figure and
+    the history has one point per rated game."""
+    con = connect(demo.warehouse)
+    try:
+        f = ui.data.Filters(("guilin",))
+        board = players.ratings(con, f)
+        hist = players.rating_history(con, f, "ring-a")
+    finally:
+        con.close()
+    top = board.row(0, named=True)
+    assert top["player_id"] == "ring-a" and top["rated"] == demo_warehouse.RING_GAMES == hist.height
+    assert hist["rating"].to_list()[-1] == pytest.approx(top["rating"]) and hist["rating"].is_sorted()
+    at = _open(monkeypatch, demo.warehouse, "screens/player.py", player="ring-a")
+    m = _metrics(at)
+    assert m["评分 rating μ − 3σ"] == f"{top['rating']:.1f}" and m["排名 rank"] == f"1 / {board.height}"
+
+
+def test_player_of_another_variant_is_pointed_there(monkeypatch, demo, sql):
+    """A player with no game in the variant in scope gets links to the variants they played."""
+    p = sql("""SELECT player_id FROM seats WHERE variant = 'shangdaren' AND player_id NOT IN
+               (SELECT player_id FROM seats WHERE variant = 'guilin') LIMIT 1""")["player_id"][0]
+    at = _open(monkeypatch, demo.warehouse, "screens/player.py", player=p)
+    assert any("没有这位玩家" in w.value for w in at.warning)
+    assert any(page == "player" and "variant=shangdaren" in q for _, page, q in _links(at))
 
 
 # --- fairness and collusion ----------------------------------------------------------------------
@@ -252,22 +401,51 @@ def test_audit_search_by_two_players(monkeypatch, demo):
 
 
 def test_audit_search_fields(monkeypatch, demo, sql):
-    """Each search field narrows the games: code, hand type, table, date, id text; rejects by code."""
+    """Each search field narrows the games of the variant in scope: code, hand type, table, date, id
+    text; rejects by code (lines of no known variant are in every variant's scope)."""
     at = _open(monkeypatch, demo.warehouse, "screens/audit.py", code="out_of_turn")
-    assert _frame(at, "对局 game")["对局 game"].tolist() == ["audit?game=demo-bad-turn"]
+    assert _frame(at, "对局 game")["对局 game"].tolist() == [f"audit?game={demo.tampered['guilin']}"]
     at = _open(monkeypatch, demo.warehouse, "screens/audit.py", code="bad_json")
-    assert len(_frame(at, "code")) == 2 and set(_frame(at, "code")["code"]) == {"bad_json"}
-    n_dihu = sql("""SELECT count(*) AS n FROM games WHERE list_contains(hand_types, 'dihu')
+    rej = _frame(at, "原因 code")
+    assert len(rej) == 3 and set(rej["原因 code"]) == {"非 JSON bad_json"}
+    n_zimo = sql("""SELECT count(*) AS n FROM games WHERE list_contains(hand_types, 'zimo') AND variant = 'guilin'
                     AND json_extract_string(record_json, '$.x_experiment') IS NULL""")["n"][0]
-    at = _open(monkeypatch, demo.warehouse, "screens/audit.py", hand="dihu")
-    assert len(_frame(at, "对局 game")) == n_dihu > 0
-    t = sql("SELECT table_id, count(*) AS n FROM games WHERE table_id = 'sim-3-t1' GROUP BY 1").row(0, named=True)
-    at = _open(monkeypatch, demo.warehouse, "screens/audit.py", table="sim-3-t1")
+    at = _open(monkeypatch, demo.warehouse, "screens/audit.py", hand="zimo")
+    assert len(_frame(at, "对局 game")) == n_zimo > 0
+    t = sql("SELECT table_id, count(*) AS n FROM games WHERE table_id = 'guilin-t0001' GROUP BY 1").row(0, named=True)
+    at = _open(monkeypatch, demo.warehouse, "screens/audit.py", table="guilin-t0001")
     assert len(_frame(at, "对局 game")) == t["n"] == 8
     at = _open(monkeypatch, demo.warehouse, "screens/audit.py", date="2026-11-29", q="example")
     assert _frame(at, "对局 game")["对局 game"].tolist() == ["audit?game=example-guilin-1"]
     at = _open(monkeypatch, demo.warehouse, "screens/audit.py", date="29/11/2026")
     assert any("YYYY-MM-DD" in w.value for w in at.warning)
+
+
+def test_the_demo_holds_distinct_tables_times_and_players_per_variant(sql):
+    """make demo's content: no table id, start minute or seating shared by two variants."""
+    t = sql("""SELECT count(*) AS n FROM (SELECT table_id FROM games WHERE table_id IS NOT NULL
+               AND json_extract_string(record_json, '$.x_experiment') IS NULL
+               GROUP BY 1 HAVING count(DISTINCT variant) > 1)""")["n"][0]
+    seatings = sql("""SELECT count(*) AS n FROM (SELECT g.variant, started_at, list(player_id ORDER BY seat) AS who
+                      FROM seats s JOIN games g USING (game_id, variant)
+                      WHERE json_extract_string(g.record_json, '$.x_experiment') IS NULL
+                      GROUP BY g.variant, g.game_id, started_at)
+                      GROUP BY started_at, who HAVING count(DISTINCT variant) > 1""")
+    assert t == 0 and seatings.height == 0
+    assert sql("SELECT count(DISTINCT variant) AS n FROM games")["n"][0] == 8
+
+
+@pytest.mark.parametrize("variant", ["guilin", "shangdaren", "tongcheng_gezi", "yuanjiang_guihuzi"])
+def test_every_variant_has_a_disputed_settlement_explained(monkeypatch, demo, variant):
+    """The demo's disputed game of each variant opens with its explanation: the split with its
+    rule lines, the worked sum, and 胡/息/個子 as the term where claim and engine part."""
+    gid = demo.disputed[variant]
+    at = _open(monkeypatch, demo.warehouse, "screens/audit.py", game=gid, variant=variant)
+    split = at.table[0].value
+    assert len(split) and split["规则 rule line"].str.contains("§").all()
+    part = next(e.value for e in at.error if "Where they part" in e.value)
+    assert "points: 申报 claimed" in part
+    assert any("Why the settlement is disputed" in h.value for h in at.subheader)
 
 
 def test_sql_injection_through_every_search_input(monkeypatch, demo):

@@ -68,13 +68,22 @@ def test_family_page_shows_jing_gezi_and_dingzhuang(wh, monkeypatch):
     con, recs, warehouse = wh
     monkeypatch.setenv("PAIPU_WAREHOUSE", str(warehouse))
     app = Path(__file__).resolve().parents[1] / "dashboards" / "app.py"
-    at = AppTest.from_file(str(app), default_timeout=60).run()
-    at.switch_page("screens/families.py").run()
-    assert not at.exception
-    frames = [d.value for d in at.dataframe]
+    def page(**params):  # the page shows the family figures of the one variant in scope (issue 15)
+        at = AppTest.from_file(str(app), default_timeout=60).run()
+        at.switch_page("screens/families.py")
+        for k, v in params.items():
+            at.query_params[k] = v
+        at.run()
+        assert not at.exception
+        return at, [d.value for d in at.dataframe]
+
+    _, frames = page(variant="sanjing_huapai")
     mains = frames[0]
     assert set(mains["主精 main"]) <= {"三", "五", "七"} and mains["胡 wins"].sum() == sum(
         r.result.outcome == "win" for r in recs["sanjing_huapai"])
-    gezi = next(f for f in frames if "人数 players" in f.columns)
-    assert gezi["人数 players"].tolist() == [3, 4] and gezi["局 games"].tolist() == [16, 16]
+    for n in (3, 4):
+        _, frames = page(variant="tongcheng_gezi", seats=str(n))
+        gezi = next(f for f in frames if "人数 players" in f.columns)
+        assert gezi["人数 players"].tolist() == [n] and gezi["局 games"].tolist() == [16]
+    at, _ = page(variant="yuanjiang_guihuzi")
     assert any("No breaks" in s.value for s in at.success)

@@ -1,6 +1,9 @@
-"""对局审计 Game audit: one game's verdict, its state at every step, and claimed vs computed result.
+"""对局审计 Game audit: one game's verdict, why a disputed settlement differs (the engine's split
+group by group, the worked sum, the term that differs), its state at every step with the whole
+action list and the rest of the wall, and claimed vs computed result; rejected lines opened raw.
 
-Deep link: ``/audit?game=ID&step=N``. The game id is only ever a bound query parameter.
+Deep links: ``/audit?game=ID&step=N``; a rejected line ``/audit?file=PATH&line=N``. Ids and paths
+are only ever bound query parameters.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ st.title("对局审计 Game audit")
 c = ui.ctx()
 ui.require_warehouse(c)
 ss = st.session_state
+if c.has_games:
+    ui.scope_caption(ui.filters())  # the invalid list and the search are of this scope; any game id opens
 
 game = str(st.query_params.get("game", "")).strip()
 
@@ -61,6 +66,35 @@ if invalid is not None and invalid.height:
     st.selectbox(f"或选择无效对局 Or pick an invalid game ({invalid.height})", ["", *meta], key="audit_pick",
                  format_func=_fmt, on_change=_on_pick)
 
+def reject_panel(r: dict) -> None:
+    """One rejected line as stored: where, why, and the bytes kept (shown literally)."""
+    st.subheader("拒收的行 Rejected line " + ui.lit(f"{r['source_file']}:{r['source_line']}"))
+    st.error(f"{labels.error_label(r.get('code'))} · 规则 rule {ui.lit(r.get('rule') or '—')}"
+             + (f" · 第 {r['step']} 步 step {r['step']}" if r.get("step") is not None else "")
+             + f"\n\n{ui.lit(r.get('message') or '')}", icon=":material/block:")
+    size = r.get("raw_bytes")
+    kept = len((r.get("raw") or "").encode("utf-8", "surrogatepass"))
+    info = [f"保存 kept {kept:,} / {size:,} 字节 bytes" if isinstance(size, int) else f"保存 kept {kept:,} 字节 bytes"]
+    if r.get("game_id"):
+        info.append("对局编号 game id " + ui.lit(r["game_id"]))
+    if r.get("claimed_variant"):
+        info.append("申报玩法 claimed variant " + ui.lit(r["claimed_variant"]))
+    if r.get("raw_sha256"):
+        info.append("sha256 " + ui.lit(str(r["raw_sha256"])[:16] + "…"))
+    st.caption(" · ".join(info))
+    st.code(r.get("raw") or "", language=None, wrap_lines=True)  # a code block: the bytes as text, nothing rendered
+
+
+def _open_reject() -> None:
+    sel = ss.get("audit_rejects") or {}
+    rows = (sel.get("selection") or {}).get("rows") or []
+    table = ss.get("_audit_rejects_rows") or []
+    if rows and rows[0] < len(table):
+        f_, n_ = table[rows[0]]
+        st.query_params["file"] = f_
+        st.query_params["line"] = str(n_)
+
+
 # --- search: ?q=&player=&with=&table=&date=&code=&hand= ---
 _SEARCH = ("q", "player", "with", "table", "date", "code", "hand")
 searching = any(ui.qp(k) for k in _SEARCH)
@@ -79,7 +113,7 @@ with st.expander("搜索对局 Search games", expanded=searching or not game):
         s_code = ui.synced_select("错误代码 error code", ["", *sc["codes"]], "code", key="s_code",
                                   format_func=lambda v: "全部 any" if not v else labels.error_label(v))
     s_hand = ui.synced_select("牌型 hand type", ["", *sc["hand_types"]], "hand", key="s_hand",
-                              format_func=lambda v: "全部 any" if not v else labels.zh(labels.HAND_TYPES, v))
+                              format_func=lambda v: "全部 any" if not v else labels.hand_type(v))
     day = search.parse_day(s_date)
     if s_date and day is None:
         st.warning("日期格式应为 YYYY-MM-DD The date must be YYYY-MM-DD: " + ui.lit(s_date))
@@ -95,21 +129,39 @@ with st.expander("搜索对局 Search games", expanded=searching or not game):
             st.dataframe(found_games.with_columns(
                 pl.col("game_id").map_elements(lambda g: ui.url("audit", game=g), return_dtype=pl.String),
                 pl.col("started_at").cast(pl.String).str.slice(0, 16),
-                pl.col("hand_types").list.join(" "),
+                pl.col("hand_types").list.eval(pl.element().map_elements(labels.hand_type, return_dtype=pl.String))
+                .list.join(" "),
             ).select(pl.col("game_id").alias("对局 game"), pl.col("started_at").alias("开始 started"),
                      pl.col("players").alias("玩家 players"), pl.col("valid").alias("有效 valid"),
                      pl.col("error_code").alias("错误 error"), pl.col("outcome").alias("结果 outcome"),
-                     pl.col("hand_types").alias("牌型 hand types"), pl.col("points").alias("胡 hu"),
+                     pl.col("hand_types").alias("牌型 hand types"), pl.col("points").alias("胡/息 points"),
                      pl.col("table_id").alias("牌桌 table"), pl.col("ruleset_id").alias("规则集 ruleset")),
                 hide_index=True, column_config={"对局 game": st.column_config.LinkColumn(display_text=r"game=(.*)$")})
         if found_rej.height:
-            st.markdown("**拒收的行 Rejected lines**")
-            st.dataframe(found_rej, hide_index=True)
+            st.markdown("**拒收的行 Rejected lines** — 点选一行查看原文 pick a row to open the line as stored")
+            ss["_audit_rejects_rows"] = list(zip(found_rej["source_file"].to_list(), found_rej["source_line"].to_list()))
+            st.dataframe(found_rej.with_columns(pl.col("code").map_elements(labels.error_label, return_dtype=pl.String))
+                         .select(pl.col("source_file").alias("文件 file"), pl.col("source_line").alias("行 line"),
+                                 pl.col("game_id").alias("对局 game"),
+                                 pl.col("code").alias("原因 code"), pl.col("message").alias("说明 message"),
+                                 pl.col("raw").str.slice(0, 80).alias("原文 raw (start)")),
+                         hide_index=True, on_select=_open_reject, selection_mode="single-row", key="audit_rejects",
+                         column_config={"说明 message": st.column_config.TextColumn(width="medium"),
+                                        "原文 raw (start)": st.column_config.TextColumn(width="medium")})
         if not found_games.height and not found_rej.height:
             st.info("没有符合条件的对局 No game matches.")
 
+rej_file, rej_line = ui.qp("file", 1000), ui.qp_int("line", 0, 0, 1 << 40)
+if rej_file and rej_line:
+    r = ui.call(c.path, c.layout, "data.reject_line", rej_file, rej_line)
+    if r is None:
+        st.warning("没有这一拒收行 No such rejected line: " + ui.lit(f"{rej_file}:{rej_line}"))
+    else:
+        reject_panel(r)
+
 if not game:
-    st.info("输入对局编号，从无效对局中选择，或搜索 Enter a game id, pick an invalid game, or search.")
+    if not (rej_file and rej_line):
+        st.info("输入对局编号，从无效对局中选择，或搜索 Enter a game id, pick an invalid game, or search.")
     st.stop()
 
 # spec §2: ids are 1–128 chars; a longer one cannot exist, so it never reaches the cache or DuckDB
@@ -119,7 +171,8 @@ if found is None:
     st.stop()
 if "rejects" in found:
     st.warning("此编号的行在入库时被拒收 This game id's line was rejected at ingest (not a decodable record).")
-    st.dataframe(found["rejects"], hide_index=True)
+    for r in found["rejects"].iter_rows(named=True):
+        reject_panel(r)
     st.stop()
 
 row, a = found["row"], found["audit"]
@@ -159,6 +212,41 @@ if a.get("stored_differs"):
 if len(a["steps"]) <= 1 and any(e.get("step") is None for e in errors):
     st.caption("记录级错误，未逐步回放 Record-level error: replay did not start; only the deal is shown.")
 
+# --- why the settlement is disputed (replay/explain.py: the engine's own 胡 on the game's position) ---
+ex = a.get("explain")
+if ex:
+    x = audit_mod.explanation(ex, deck)
+    pu, uu = labels.points_unit(row["variant"]), labels.units_unit(row["variant"])
+    st.subheader("结算争议 Why the settlement is disputed")
+    st.caption(f"引擎在第 {ex['step']} 步（座位 {ex['seat']} 的胡）重新判定：与回放同一段代码 — the engine judges the "
+               f"position before step {ex['step']} (seat {ex['seat']}'s 胡) with the same code that replays the game.")
+    if x["refused"]:
+        st.error(f"引擎不认这个胡 The engine refuses the claimed 胡 · 规则 rule {ui.lit(x['rule'] or '—')}\n\n"
+                 + ui.lit(x["refused"]), icon=":material/gavel:")
+    if x["part"]:
+        st.error("不符之处 Where they part — " + ui.lit(x["part"]), icon=":material/compare_arrows:")
+    if x["groups"]:
+        st.markdown(f"**计算的胡牌拆分 The computed winning split** (每组{pu}与出处 each group's {pu} and its rule line)")
+        st.table(pd.DataFrame([{"种类 kind": g["kind"], "牌 cards": g["cards"], pu: g["points"],
+                                "来自 from": g["from"], "规则 rule line": g["rule"]} for g in x["groups"]]))
+        if x["points_sum"]:
+            claimed_pts = ex["points"]["claimed"]
+            st.markdown(f"**{pu}: {x['points_sum']}** · 申报 claimed " + ui.lit(claimed_pts if claimed_pts is not None else "—"))
+    if x["units_sum"]:
+        st.markdown(f"**{uu} 计算 computed:** {x['units_sum']}")
+        if x["claimed_units"]:
+            st.markdown(f"**{uu} 申报 claimed:** " + ui.lit(x["claimed_units"]))
+    terms = pd.DataFrame([{"项 term": t["term"], "计算 computed": t["computed"], "申报 claimed": t["claimed"],
+                           "一致 match": {True: "✓", False: "✗ 不符", None: "—"}[t["same"]],
+                           "规则 rule line": t["rule"]} for t in x["terms"]])
+    bad_terms = [t["same"] is False for t in x["terms"]]
+    st.markdown("**逐项对比 Term by term** (申报 claimed 来自记录 comes from the log)")
+    st.table(terms.style.apply(lambda r: ["background-color:#ffd6d6;color:#7a0000" if bad_terms[r.name] else ""]
+                               * len(r), axis=1))
+    if ex.get("best"):
+        st.caption(f"引擎找到更好的胡法 The engine finds a better way to this 胡: {ex['best']['points']} {pu}, "
+                   f"{ex['best']['units']} {uu} via {' → '.join(map(str, ex['best']['path']))} (the log took another).")
+
 # --- step by step ---
 steps = a["steps"]
 if steps:
@@ -182,6 +270,24 @@ if steps:
         if err_step is not None:
             ss[key] = err_step
 
+    def _jump() -> None:
+        sel = ss.get(f"audit_actions::{game}") or {}
+        rows = (sel.get("selection") or {}).get("rows") or []
+        if rows:
+            ss[key] = min(max(int(acts[rows[0]]["step"]), lo), hi)
+
+    acts = audit_mod.action_rows(a["record"], deck, row["variant"])
+    if acts:
+        with st.expander(f"全部动作 All actions ({len(acts)}) — 点选一行跳到该步 pick a row to jump to its step",
+                         expanded=True):
+            cur = ss[key]
+            st.dataframe(pd.DataFrame([{
+                " ": "▶" if r["step"] == cur else ("⚠" if r["step"] == err_step else ""),
+                "步 step": r["step"], "座位 seat": r["seat"], "玩家 player": r["player"], "动作 act": r["act"],
+                "牌 cards": r["cards"]} for r in acts]), hide_index=True, height=260, on_select=_jump,
+                selection_mode="single-row", key=f"audit_actions::{game}",
+                column_config={" ": st.column_config.TextColumn(width=30), "步 step": st.column_config.NumberColumn(width=60),
+                               "座位 seat": st.column_config.NumberColumn(width=60)})
     if hi > lo:
         st.slider("步骤 step (-1 = 发牌后 after the deal)", lo, hi, key=key)
         b = st.columns(3)
@@ -226,6 +332,25 @@ if steps:
         st.error(f"此步违规 This step fails: {labels.error_label(e.get('code'))} · 规则 rule "
                  f"{ui.lit(e.get('rule') or '—')}\n\n{ui.lit(e.get('message') or '')}")
 
+    last = snap["step"] == steps[-1]["step"]
+    rest = audit_mod.wall_after(a["record"], snap["step"], snap.get("wall_left"))
+    if rest is not None:
+        st.markdown(f'<div><small>牌墙余牌 rest of the wall ({len(rest)}, 下一张在前 next card first)</small><br>'
+                    f'{labels.cards_html(rest, deck, "— 空 empty")}</div>', unsafe_allow_html=True)
+    comp = a["computed"] or {}
+    if last and isinstance(comp.get("xing"), dict) and comp["xing"].get("cards") is not None:
+        st.markdown(f'<div><small>醒 xing card(s) turned — {labels.html_text(comp["xing"].get("count"))} 醒 '
+                    f'matched</small><br>{labels.cards_html(comp["xing"].get("cards"), deck)}</div>',
+                    unsafe_allow_html=True)
+    if last and isinstance(comp.get("jing"), dict) and "main" in comp["jing"]:
+        main = comp["jing"].get("main")
+        st.markdown(f'<div><small>主精 main jing (the 精 the winner holds most of; {labels.html_text(comp["jing"].get("count"))} '
+                    f'精 cards held)</small><br>{labels.cards_html([main] if main else [], deck, "— 无 none")}</div>',
+                    unsafe_allow_html=True)
+    st.caption(("下面的座位是发牌后的状态 The seats below are shown after the deal (before step 0)." if ev is None else
+                f"下面的座位是第 {snap['step']} 步之后的状态（该步已执行）— the seats below are shown after step "
+                f"{snap['step']} (its event applied); 可选 options are what each seat may do next."))
+
     acting = ev.get("seat") if ev else None
     for seat in snap.get("seats") or []:
         sid = seat.get("seat")
@@ -238,9 +363,10 @@ if steps:
             tags.append('<b style="color:#b23a2e">▶ 行动 acting</b>')
         hand = labels.sort_cards(seat.get("hand") or [], deck)
         melds = "".join(
-            f'<div>{labels.html_text(labels.ACTS.get(str(m.get("kind")), m.get("kind")))} '
+            f'<div>{labels.html_text(labels.group_kind(m.get("kind"), row["variant"]))} '
             f'{labels.cards_html(m.get("cards"), deck)}'
-            + (f' <small>{labels.html_text(m["points"])} 胡</small>' if m.get("points") is not None else "")
+            + (f' <small>{labels.html_text(m["points"])} {labels.points_unit(row["variant"])}</small>'
+               if m.get("points") is not None else "")
             + "</div>" for m in seat.get("melds") or []) or "<br>—"
         groups = labels.group_options(seat.get("options") or [], deck)
         opt_html = "<br>".join(
@@ -265,7 +391,7 @@ if a["computed"] is None:
     st.caption("回放未算出结算 Replay computed no result (it stopped at an error).")
 if diff:
     table = pd.DataFrame([{
-        "字段 field": labels.RESULT_FIELDS.get(d["field"], d["field"]),
+        "字段 field": labels.term(d["field"], row["variant"]),
         "申报 claimed": audit_mod.fmt_value(d["field"], d["claimed"], deck, d["claimed_present"]),
         "计算 computed": audit_mod.fmt_value(d["field"], d["computed"], deck, d["computed_present"]),
         "一致 match": {True: "✓", False: "✗ 不符", None: "—"}[d["same"]],
@@ -273,11 +399,12 @@ if diff:
     bad = [d["same"] is False for d in diff]
     styled = table.style.apply(lambda r: ["background-color:#ffd6d6;color:#7a0000" if bad[r.name] else ""] * len(r),
                                axis=1)
-    st.dataframe(styled, hide_index=True)
+    st.table(styled)  # a static table wraps long values: nothing is cut off at the right edge
     n_bad = sum(bad)
     if n_bad:
         st.error(f"{n_bad} 处不符 field(s) differ: " + "、".join(
-            labels.RESULT_FIELDS.get(d["field"], d["field"]) for d in diff if d["same"] is False))
+            labels.term(d["field"], row["variant"]) for d in diff if d["same"] is False)
+            + (" — 见上方 结算争议 see Why the settlement is disputed above" if ex else ""))
     elif a["claimed"] is not None and any(d["same"] for d in diff):
         st.success("申报结算与计算一致 The claimed result matches the computed one.")
 

@@ -49,9 +49,9 @@ else:
         pl.col("expected").round(1), (pl.col("share") * 100).round(1),
         pl.col("p_value").map_elements(_p, return_dtype=pl.String),
     ).select("标记 flag", pl.col("feeder").alias("放炮者 feeder"), pl.col("winner").alias("胡家 winner"),
-             pl.col("fed").alias("放炮 fed"), pl.col("chances").alias("机会 chances"),
-             pl.col("expected").alias("期望 expected"), pl.col("reverse").alias("反向 reverse"),
-             pl.col("paid").alias("付出 paid"), pl.col("share").alias("占其放炮 % of their 放炮"),
+             pl.col("fed").alias("放炮 fed"), pl.col("chances").alias("机会"),
+             pl.col("expected").alias("期望"), pl.col("reverse").alias("反向 reverse"),
+             pl.col("paid").alias("付出"), pl.col("share").alias("占其放炮 %"),
              pl.col("p_value").alias("p"), "对局 games"),
         hide_index=True, column_config={"对局 games": st.column_config.LinkColumn(display_text="搜索 search →")})
 
@@ -71,12 +71,8 @@ else:
         pl.struct("p1", "p2").map_elements(lambda r: _games_link(r["p1"], r["p2"]), return_dtype=pl.String).alias("对局 games"),
         pl.col("expected").round(2), pl.col("ratio").round(1),
         pl.col("p_value").map_elements(_p, return_dtype=pl.String),
-    ).select("标记 flag", pl.col("p1").alias("玩家 A"), pl.col("p2").alias("玩家 B"), pl.col("sessions").alias("同桌场 sessions"),
-             pl.col("games").alias("同桌局 games"), pl.col("expected").alias("期望 expected"),
-             pl.col("ratio").alias("倍数 × expected"), pl.col("net_p1").alias("A 的得分 A's net"),
+    ).select("标记 flag", pl.col("p1").alias("玩家 A"), pl.col("p2").alias("玩家 B"), pl.col("sessions").alias("同桌场"),
+             pl.col("games").alias("同桌局"), pl.col("expected").alias("期望"),
+             pl.col("ratio").alias("倍数 ×"), pl.col("net_p1").alias("A 得分"),
              pl.col("p_value").alias("p"), "对局 games"),
         hide_index=True, column_config={"对局 games": st.column_config.LinkColumn(display_text="搜索 search →")})
-
-st.subheader("對 超出房规 對 beyond the house limit")
-st.caption("尚未检查：房规的對数上限还不是规则选项 — not checked yet: the house limit on 對 is not a rule option of "
-           "any variant, so there is nothing to compare the counts with.")

@@ -1,6 +1,8 @@
-"""排行榜 Leaderboard: players with enough games, sortable, each linked to their page.
+"""排行榜 Leaderboard: players with enough games in the variant (and seat count, rulesets, dates) in
+scope, ranked by their openskill rating by default, sortable, each linked to their page.
 
-Deep link: ``/leaderboard?min=N&sort=KEY&dir=asc|desc`` (KEY one of ``dashboards.players.SORTS``).
+Deep link: ``/leaderboard?min=N&sort=KEY&dir=asc|desc`` (KEY one of ``dashboards.players.SORTS``),
+with the sidebar's ``variant``, ``seats``, ``from``, ``to``.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ with cols[0]:
                                 help="少于此局数的玩家不上榜：局数少时胡率的区间太宽 — fewer games give intervals too wide to rank")
 with cols[1]:
     sort = ui.synced_select("排序 sort by", list(players.SORTS), "sort", key="lb_sort",
-                            format_func=players.SORTS.get, default="win_lo")
+                            format_func=players.SORTS.get, default="rating")
 with cols[2]:
     direction = ui.synced_select("顺序 order", ["desc", "asc"], "dir", key="lb_dir",
                                  format_func={"desc": "高→低 high first", "asc": "低→高 low first"}.get)
@@ -44,19 +46,23 @@ if not board.height:
     st.info(f"没有玩家达到 {int(min_games)} 局 No player has {int(min_games)} games in scope yet "
             f"(the most active has {most}). 降低门槛 Lower the minimum to see more.")
     st.stop()
-st.caption(f"{board.height} 位玩家 players · 胡率区间为 Wilson 95% — win-rate intervals are Wilson 95%; "
-           "“胡率下限” ranks by the interval's lower bound so a short lucky run does not top the board. "
-           "点击表头可再排序 click a column header to re-sort.")
+st.caption(f"{board.height} 位玩家 players · 评分 = openskill Plackett–Luce 的 μ − 3σ（每局按结算得分排名，同一玩法内）— "
+           "rating = openskill's conservative μ − 3σ, each won game ranking its seats by score, within this variant; "
+           "胡率区间为 Wilson 95%; “胡率下限” ranks by the interval's lower bound so a short lucky run does not top "
+           "the board. 点击表头可再排序 click a column header to re-sort.")
 view = board.with_columns(
     pl.col("player_id").map_elements(lambda p: ui.url("player", player=p), return_dtype=pl.String).alias("link"),
-    (pl.col("win_rate") * 100).round(1), (pl.col("win_lo") * 100).round(1), (pl.col("win_hi") * 100).round(1),
+    pl.format("{}% [{}, {}]", (pl.col("win_rate") * 100).round(1), (pl.col("win_lo") * 100).round(1),
+              (pl.col("win_hi") * 100).round(1)).alias("win"),
     (pl.col("zimo_rate") * 100).round(1), (pl.col("dianpao_rate") * 100).round(1),
-    pl.col("mean_score").round(2), pl.col("mean_units").round(2),
+    pl.col("mean_score").round(2), pl.col("rating").round(1), pl.col("sigma").round(1),
 ).select(
-    pl.col("rank").alias("#"), pl.col("link").alias("玩家 player"), pl.col("games").alias("局 games"),
-    pl.col("win_rate").alias("胡率 win %"), pl.col("win_lo").alias("下限 lo %"), pl.col("win_hi").alias("上限 hi %"),
-    pl.col("zimo_rate").alias("自摸 zimo %"), pl.col("dianpao_rate").alias("放炮 deal-in %"),
-    pl.col("mean_score").alias("平均得分 mean score"), pl.col("net").alias("总分 net"),
-    pl.col("mean_units").alias("平均分 units/win"))
+    pl.col("rank").alias("#"), pl.col("link").alias("玩家 player"), pl.col("rating").alias("评分 rating"),
+    pl.col("sigma").alias("σ"), pl.col("games").alias("局 games"), pl.col("win").alias("胡率 win % [95%]"),
+    pl.col("zimo_rate").alias("自摸 %"), pl.col("dianpao_rate").alias("放炮 %"),
+    pl.col("mean_score").alias("均分 mean"), pl.col("net").alias("总分 net"))
 st.dataframe(view, hide_index=True, column_config={
-    "玩家 player": st.column_config.LinkColumn(display_text=r"player=(.*)$", pinned=True)})
+    "玩家 player": st.column_config.LinkColumn(display_text=r"player=(.*)$", pinned=True),
+    "#": st.column_config.NumberColumn(width=40), "σ": st.column_config.NumberColumn(width=50)})
+st.caption("自摸 % = 自摸占其胡牌 self-drawn share of their wins; 放炮 % = 放炮局占其对局 deal-in games per game; "
+           "均分 = 每局平均得分 mean score a game; 总分 = 净得分 net score.")

@@ -1,7 +1,9 @@
-"""概览 Overview: how many games, how many valid, why lines and games failed, and who wins how."""
+"""概览 Overview: how many games, how many valid, why lines and games failed, who wins how, and how
+it moves over time — for the one variant in scope (sidebar)."""
 
 from __future__ import annotations
 
+import altair as alt
 import polars as pl
 import streamlit as st
 
@@ -11,6 +13,8 @@ st.title("概览 Overview")
 c = ui.ctx()
 ui.require_warehouse(c)
 f = ui.filters()
+if c.has_games:
+    ui.scope_caption(f)
 
 
 def q(name: str, *args):
@@ -19,7 +23,9 @@ def q(name: str, *args):
 
 
 s = q("summary")
-_last = ui.call(c.path, c.layout, "data.last_ingested")
+runs = data.ingest_runs(c.path, 10)
+# one "last ingest" on the page: the newest run's end, else the newest row's ingest time
+last = (runs[0]["finished_at"] if runs and runs[0].get("finished_at") else ui.call(c.path, c.layout, "data.last_ingested"))
 
 
 def _when(t) -> str:
@@ -31,9 +37,7 @@ def freshness() -> None:
     from replay import ENGINE_VERSION
 
     st.subheader("数据新鲜度 Freshness")
-    runs = data.ingest_runs(c.path, 10)
-    last = ui.call(c.path, c.layout, "data.last_ingested")
-    st.markdown(f"- 最近入库 last ingest: **{_when(runs[0]['finished_at'] if runs else last)}**"
+    st.markdown(f"- 最近入库 last ingest: **{_when(last)}**"
                 + (f" ({runs[0].get('status') or 'done'}; {runs[0].get('read') or 0:,} lines read)" if runs else "")
                 + f"\n- 入库次数 ingest runs: **{len(runs)}{'+' if len(runs) == 10 else ''}**"
                 + f"\n- 当前引擎 engine version: **{ENGINE_VERSION}**")
@@ -48,22 +52,23 @@ def freshness() -> None:
             st.dataframe(pl.DataFrame(runs).with_columns(pl.all().cast(pl.String)), hide_index=True)
     parts = ui.call(c.path, c.layout, "data.partitions", f)
     if parts.height:
-        st.markdown("**分区 Partitions** (variant × ruleset; 调参实验单独计数 experiment games counted apart)")
+        st.markdown("**分区 Partitions** (规则集 ruleset; 调参实验单独计数 experiment games counted apart)")
         st.dataframe(parts.with_columns(pl.col("last_ingested").cast(pl.String).str.slice(0, 19)).select(
-            pl.col("variant").alias("玩法 variant"), pl.col("ruleset_id").alias("规则集 ruleset"),
+            pl.col("ruleset_id").alias("规则集 ruleset"),
             pl.col("games").alias("对局 games"), pl.col("valid").alias("有效 valid"), pl.col("invalid").alias("无效 invalid"),
             pl.col("experiment_games").alias("实验 experiment"), pl.col("engine_versions").alias("引擎 engine"),
             pl.col("last_ingested").alias("入库 ingested (UTC)")), hide_index=True)
     ex = ui.call(c.path, c.layout, "data.reject_examples", f, 3)
     if ex.height:
-        st.markdown("**拒收原因与示例 Rejects by code, with examples**")
+        st.markdown("**拒收原因与示例 Rejects by code, with examples** (本玩法及无法识别玩法的行 lines of this "
+                    "variant and lines of no known variant)")
         for r in ex.iter_rows(named=True):
             where = " · ".join(ui.lit(e) for e in (r["examples"] or []))
             st.markdown(f"- {labels.error_label(r['code'])}: **{r['n']:,}** 行 lines — {where}")
             ui.link("audit", f"查看 {r['code']} 的拒收行 View the {r['code']} lines", icon=":material/search:", code=r["code"])
 
 
-st.caption(f"最近入库 last ingest: {_when(_last)} — 详见下方 数据新鲜度 Freshness below")
+st.caption(f"最近入库 last ingest: {_when(last)} — 详见下方 数据新鲜度 Freshness below")
 cols = st.columns(4)
 cols[0].metric("对局 games", f"{s['games']:,}")
 cols[1].metric("有效 valid", f"{s['valid']:,}")
@@ -84,6 +89,8 @@ if s["games"] == 0:
     freshness()
     st.stop()
 
+variant = f.variants[0] if f.variants else None
+pu = labels.points_unit(variant)
 scope = "有效对局 valid games" if f.valid_only else "全部对局 all games"
 st.caption(f"胡率等统计范围 statistics over: {scope} with a computed outcome — {s['decided']:,} 局 games")
 if s["experiment_games"] and not f.experiments:
@@ -95,12 +102,47 @@ role = q("win_rate_by_role")
 rates = {r["is_dealer"]: r["rate"] for r in role.iter_rows(named=True)}
 m = st.columns(3)
 m[0].metric("庄家胡率 dealer win rate", labels.pct(rates.get(True)))
-m[1].metric("闲家胡率 non-dealer win rate", labels.pct(rates.get(False)))
+m[1].metric("闲家胡率 non-dealer win rate", labels.pct(rates.get(False)), help="每个闲家座位的胡率 per non-dealer seat")
 m[2].metric("荒庄率 draw rate", labels.pct(s["draw_rate"]))
 m = st.columns(3)
 m[0].metric("胡牌局 wins", f"{s['wins']:,}")
-m[1].metric("平均胡 mean hu", labels.num(s["mean_points"]), help="胡牌时的胡数 hu of the winning hand")
-m[2].metric("平均舵 mean tuo", labels.num(s["mean_tuo"]), help="舵 (桂林称子) of the winning hand")
+m[1].metric(f"平均{pu} mean {pu}", labels.num(s["mean_points"]), help=f"胡牌时的{pu}数 {pu} of the winning hand")
+if s["mean_tuo"] is not None:
+    m[2].metric("平均舵 mean tuo", labels.num(s["mean_tuo"]), help="舵 (桂林称子) of the winning hand")
+else:
+    uu = labels.units_unit(variant)
+    m[2].metric(f"平均{uu} mean units", labels.num(s["mean_units"]), help=f"每份输家付的{uu} one losing share")
+
+# --- over time ---
+st.subheader("走势 Over time")
+grain = ui.synced_select("按 per", list(data.GRAINS), "grain", key="ov_grain", format_func=data.GRAINS.get,
+                         default="week")
+tl = q("timeline", grain)
+if tl.height:
+    games_long = pl.concat([tl.select("period", pl.lit("有效 valid").alias("kind"), pl.col("valid").alias("n")),
+                            tl.select("period", pl.lit("无效 invalid").alias("kind"), pl.col("invalid").alias("n"))])
+    x = alt.X("period:T", title=None, axis=alt.Axis(labelAngle=0, format="%Y-%m-%d" if grain != "month" else "%Y-%m"))
+    bars = alt.Chart(games_long).mark_bar().encode(
+        x=x, y=alt.Y("n:Q", title="对局 games", stack=True, axis=alt.Axis(titleAngle=0, titleAlign="left",
+                                                                        titleAnchor="end", titleY=-8)),
+        color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="top"),
+                        scale=alt.Scale(domain=["有效 valid", "无效 invalid"], range=["#2e5e8c", "#b23a2e"])),
+        tooltip=[alt.Tooltip("period:T", title="起 from"), alt.Tooltip("kind:N", title=" "), alt.Tooltip("n:Q", title="局")])
+    ui.chart(bars.properties(height=200))
+    rate_names = {"dealer_rate": "庄家胡率 dealer win rate", "draw_rate": "荒庄率 draw rate",
+                  "zimo_share": "自摸占胡 self-drawn share of wins"}
+    long = pl.concat([tl.select("period", "decided", pl.lit(name).alias("rate"), pl.col(col).alias("value"))
+                      for col, name in rate_names.items()]).drop_nulls("value")
+    lines = alt.Chart(long).mark_line(point=True).encode(
+        x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(format=".0%")),
+        color=alt.Color("rate:N", title=None, legend=alt.Legend(orient="top", columns=1)),
+        tooltip=[alt.Tooltip("period:T", title="起 from"), "rate:N", alt.Tooltip("value:Q", format=".1%"),
+                 alt.Tooltip("decided:Q", title="局 games")])
+    ui.chart(lines.properties(height=220))
+    st.caption(f"每{data.GRAINS[grain].split()[0]}一点；期数少、局数少时波动大 — one point per {grain}; with few games a "
+               "period's rate swings widely (hover for its games). 时间按 UTC。")
+else:
+    st.caption("没有开始时间的记录 No game in scope records when it started.")
 
 if s["decided"] == 0:
     st.info("所选范围内没有算出结果的对局 No game in scope has a computed outcome "
@@ -114,7 +156,7 @@ else:
 
     st.subheader("庄 vs 闲 Dealer vs non-dealer")
     role = role.with_columns(
-        pl.when(pl.col("is_dealer")).then(pl.lit("庄家 dealer")).otherwise(pl.lit("闲家 non-dealer")).alias("label"),
+        pl.when(pl.col("is_dealer")).then(pl.lit("庄家 dealer")).otherwise(pl.lit("闲家 non-dealer (each seat)")).alias("label"),
         pl.format("{}%  ({}/{})", (pl.col("rate") * 100).round(1), pl.col("wins"), pl.col("seats")).alias("text"))
     ui.chart(ui.hbar(role, "label", "rate", cat_title="身份 role", val_title="胡率 win rate", fmt=".0%", text="text"))
 

@@ -1,7 +1,10 @@
-"""玩家 Player: one player's record — rates with their intervals and percentiles, recent form,
-hand types, 醒, opponents, biggest wins and losses (modelled on 雀魂牌谱屋 and lichess insights).
+"""玩家 Player: one player's record in the variant (and seat count) in scope — rates with their
+intervals and percentiles, the openskill rating over time, recent form, hand types, 醒, opponents,
+biggest wins and losses (modelled on 雀魂牌谱屋 and lichess insights). The sidebar's dates narrow
+every figure (the rating is rated over the games in those dates).
 
-Deep link: ``/player?player=ID``. The id is only ever a bound query parameter.
+Deep link: ``/player?player=ID`` (with the sidebar's ``variant``, ``seats``, ``from``, ``to``). The
+id is only ever a bound query parameter.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ if top.height:
     st.selectbox("或选择对局最多的玩家 Or pick one of the most active players", ["", *top["player_id"].to_list()],
                  key="player_pick", format_func=lambda p: "— 选择 pick —" if not p else p,
                  on_change=lambda: _go(ss.get("player_pick") or ""))
-st.caption("侧栏可按玩法、规则集筛选 Filter by variant and ruleset in the sidebar.")
+st.caption("侧栏可选玩法、人数、规则集和日期 Pick the variant, seat count, rulesets and dates in the sidebar.")
 if not player:
     st.info("输入或选择一位玩家 Enter or pick a player.")
     st.stop()
@@ -50,6 +53,10 @@ if not player:
 s = call("players.player_summary", f, player, players.MIN_RATE_GAMES)
 if s is None:
     st.warning("没有这位玩家的对局 No game of this player in the selected scope: " + ui.lit(player))
+    elsewhere = call("players.player_variants", player)
+    for r in elsewhere.iter_rows(named=True):
+        ui.link("player", f"{labels.name(labels.VARIANTS, r['variant'])} ({r['variant']}) · {r['games']:,} 局 games",
+                icon=":material/swap_horiz:", player=player, variant=r["variant"])
     like = call("players.find_players", f, player, 10)
     if like.height:
         st.caption("相近的编号 Similar ids:")
@@ -87,6 +94,30 @@ if not enough:
     st.info(f"对局少于 {players.MIN_RATE_GAMES} 局，不显示胡率、自摸率、放炮率 — fewer than "
             f"{players.MIN_RATE_GAMES} games: rates are hidden, because their 95% interval would still be about "
             f"±10 points wide; percentiles compare players with at least {players.MIN_RATE_GAMES} games.")
+
+# --- rating (openskill Plackett–Luce, per variant, over time) ---
+board = call("players.ratings", f)
+mine = board.filter(pl.col("player_id") == player)
+if mine.height:
+    st.subheader("评分 Rating (openskill)")
+    me = mine.row(0, named=True)
+    k = st.columns(3)
+    k[0].metric("评分 rating μ − 3σ", f"{me['rating']:.1f}", help="openskill Plackett–Luce: 每局按结算得分排名 every won "
+                "game ranks its seats by score; μ − 3σ is the conservative figure (0 for a newcomer)")
+    k[1].metric("排名 rank", f"{int((board['rating'] > me['rating']).sum()) + 1} / {board.height}")
+    k[2].metric("μ ± σ", f"{me['mu']:.1f} ± {me['sigma']:.1f}", help=f"{me['rated']} 局计分 rated games")
+    hist = call("players.rating_history", f, player)
+    if hist.height > 1:
+        long = pl.concat([hist.select("n", "started_at", "game_id", pl.lit("μ − 3σ 评分 rating").alias("line"),
+                                      pl.col("rating").alias("value")),
+                          hist.select("n", "started_at", "game_id", pl.lit("μ 估计 estimate").alias("line"),
+                                      pl.col("mu").alias("value"))])
+        ui.chart(alt.Chart(long).mark_line(point=True).encode(
+            x=alt.X("started_at:T", title="开始 started (UTC)", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("value:Q", title=None), color=alt.Color("line:N", title=None, legend=alt.Legend(orient="top")),
+            tooltip=[alt.Tooltip("game_id:N", title="对局 game"), alt.Tooltip("started_at:T", title="开始 started"),
+                     alt.Tooltip("line:N", title=" "), alt.Tooltip("value:Q", format=".1f")]).properties(height=240))
+        st.caption("每一点是该玩家的一局（有人胡牌的局）— one point per game of theirs that someone won; 荒庄 is not rated.")
 
 # --- where they played ---
 where = call("players.player_rulesets", f, player)

@@ -21,11 +21,7 @@ from dashboards import labels, ui
 st.title("调规则 Rule tuning")
 st.caption("同一批牌局按规则 A 与规则 B 对比：每项指标给出差值 A − B 与 95% 区间 — "
            "ruleset A against ruleset B: every figure with the difference A − B and its 95% interval.")
-c = ui.ctx()
-ui.require_warehouse(c)
-if not c.has_games:
-    st.info("没有对局可比较 No games to compare — only rejected lines.")
-    st.stop()
+c, f = ui.games_page()
 
 
 def call(name: str, *args):
@@ -34,13 +30,13 @@ def call(name: str, *args):
 
 arms = call("tune.experiment_arms")
 rulesets = call("tune.ruleset_games")
-variants = sorted(set(arms["variant"].to_list()) | set(rulesets["variant"].to_list()))
-if not variants:
+variant = f.variants[0] if f.variants else None
+if variant is None or not (set(arms["variant"].to_list()) | set(rulesets["variant"].to_list())):
     st.info("没有可比较的规则集 No rulesets to compare yet: run `paipu tune --variant V --a … --b …` "
             "or ingest games of two rulesets.")
     st.stop()
-variant = ui.synced_select("玩法 variant", variants, "variant", key="tune_variant",
-                           format_func=lambda v: labels.zh(labels.VARIANTS, v))
+st.caption("玩法在侧栏选择 the variant is the sidebar's; the comparison uses its own two sides (the sidebar's "
+           "ruleset and date filters do not apply here).")
 v_arms = arms.filter(pl.col("variant") == variant)
 v_rules = rulesets.filter(pl.col("variant") == variant)
 experiments = list(dict.fromkeys(v_arms["experiment"].to_list()))
@@ -62,7 +58,8 @@ def _options(rules_json: str | None) -> dict:
 def _diff_text(ra: str | None, rb: str | None) -> str:
     a, b = _options(ra), _options(rb)
     keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-    return " · ".join(f"`{k}`: {a.get(k, '—')} → {b.get(k, '—')}" for k in keys) or "（选项相同 same options）"
+    return " · ".join(f"{labels.name(labels.OPTIONS, k)} `{k}`: {a.get(k, '—')} → {b.get(k, '—')}"
+                      for k in keys) or "（选项相同 same options）"
 
 
 if mode == "exp":
@@ -137,6 +134,7 @@ if not cmp.height:
 
 VERDICT = {"too_few": "样本太小 too few", "identical": "每局相同 identical",
            "differs": "有差别 differs", "unclear": "看不出 unclear"}
+_VERDICT_EXPR = " : ".join(f"datum.label == '{k}' ? '{v}'" for k, v in VERDICT.items()) + " : datum.label"
 
 
 def _table(df: pl.DataFrame) -> pl.DataFrame:
@@ -146,9 +144,7 @@ def _table(df: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for r in df.iter_rows(named=True):
         kind = r["kind"]
-        label = labels.zh(labels.HAND_TYPES, r["label"]) if r["section"] == "hand_type" else r["label"]
-        if r["section"] == "hand_type" and r["label"] == "plain":
-            label = "平胡 (plain)"
+        label = labels.hand_type(r["label"]) if r["section"] == "hand_type" else r["label"]
         row = {
             "指标 figure": label, "n": str(r["n_a"]) if paired else f"{r['n_a']} / {r['n_b']}",
             "A (95%)": f"{ui.fmt(r['a'], kind)} {ui.ci((r['a_lo'], r['a_hi']), kind)}",
@@ -195,19 +191,22 @@ rates = cmp.filter(pl.col("kind").is_in(["rate", "share"]) & pl.col("lo").is_not
 if rates.height:
     st.subheader("差值一览 Differences at a glance (A − B, pp)")
     rates = rates.with_columns(
-        pl.when(pl.col("section") == "hand_type").then(pl.lit("牌型 ") + pl.col("label"))
+        pl.when(pl.col("section") == "hand_type")
+        .then(pl.lit("牌型 ") + pl.col("label").map_elements(labels.hand_type, return_dtype=pl.String))
         .otherwise(pl.col("label")).alias("figure"),
         (pl.col("diff") * 100).alias("d"), (pl.col("lo") * 100).alias("l"), (pl.col("hi") * 100).alias("h"))
-    y = alt.Y("figure:N", title=None, sort=None, axis=alt.Axis(labelAngle=0, labelLimit=220))
+    # every label drawn (labelOverlap off) on a row tall enough for it: Vega dropped every other one
+    y = alt.Y("figure:N", title=None, sort=rates["figure"].to_list(),
+              axis=alt.Axis(labelAngle=0, labelLimit=260, labelOverlap=False, labelPadding=4))
     base = alt.Chart(rates.select("figure", "d", "l", "h", "note"))
     zero = alt.Chart(pl.DataFrame({"x": [0.0]})).mark_rule(color="#999", strokeDash=[4, 3]).encode(x="x:Q")
     rule = base.mark_rule(color="#2e5e8c", strokeWidth=2).encode(y=y, x=alt.X("l:Q", title="A − B (pp)"), x2="h:Q")
     dot = base.mark_point(filled=True, size=60).encode(
         y=y, x="d:Q", color=alt.Color("note:N", title="判断 verdict",
                                       scale=alt.Scale(domain=list(VERDICT), range=["#999", "#555", "#b23a2e", "#2e5e8c"]),
-                                      legend=alt.Legend(orient="top")),
+                                      legend=alt.Legend(orient="top", labelExpr=_VERDICT_EXPR)),
         tooltip=["figure", alt.Tooltip("d:Q", format="+.2f"), alt.Tooltip("l:Q", format="+.2f"),
                  alt.Tooltip("h:Q", format="+.2f")])
-    ui.chart((zero + rule + dot).properties(height=28 * rates.height + 70))
+    ui.chart((zero + rule + dot).properties(height=34 * rates.height + 70))
 st.caption("区间含 0 时看不出差别；“每局相同”表示每个成对牌局的值都一样 — an interval containing 0 cannot tell the "
            "rulesets apart; 'identical' means every paired deal gave the same value.")
