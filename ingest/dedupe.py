@@ -132,33 +132,26 @@ class Index:
         conflicts: list[tuple[int, str]] = []  # (row in games, message)
         games = tables.get("games")
         if games is not None:
-            hi = origin << 104
             for i, (gid, sha, line, valid) in enumerate(zip(
                     games.column("game_id").to_pylist(), games.column("record_sha256").to_pylist(),
                     games.column("source_line").to_pylist(), games.column("valid").to_pylist())):
-                key = self.games.get(gid)
-                if key is None or key >> 104 in self.dead:
-                    self.games[gid] = _h64(sha) | (line & _M40) << 64 | hi
+                seen = self.seen_game(gid, sha, line, origin)
+                if seen is None:
                     continue
                 drop.add(line)
                 if valid:
                     out.valid -= 1
                 else:
                     out.invalid -= 1
-                if key & _M64 == _h64(sha):
+                if seen == "":
                     out.duplicate += 1
                 else:
-                    first = self._where(key >> 104, key >> 64 & _M40)
-                    conflicts.append((i, f"game_id `{gid}` is already stored from {first} "
-                                         f"(record_sha256 {key & _M64:016x}…) with different content; this line, "
-                                         f"{self._where(origin, line)}, has record_sha256 {sha[:16]}…"))
+                    conflicts.append((i, seen))
         rejects = tables.get("rejects")
         if rejects is not None:
             for sha, rule, line in zip(rejects.column("raw_sha256").to_pylist(), rejects.column("rule").to_pylist(),
                                        rejects.column("source_line").to_pylist()):
-                if rule in READER_RULES:
-                    continue
-                if self._seen_reject(sha, line, origin):
+                if self.seen_reject(sha, rule, line, origin):
                     drop.add(line)
                     out.rejected -= 1
                     out.duplicate += 1
@@ -191,6 +184,25 @@ class Index:
         if extra is not None and "rejects" not in tables and extra.num_rows:
             result["rejects"] = extra.drop_columns([LINE])
         return result, out
+
+    def seen_game(self, gid: str, sha: str, line: int, origin: int) -> str | None:
+        """Screen one game line (``record_sha256`` ``sha``) of ``origin``: None when its ``game_id``
+        is new (it is remembered), ``""`` when it is stored with the same hash (a duplicate), else
+        the message of its ``duplicate_game`` reject (naming both sources)."""
+        key = self.games.get(gid)
+        if key is None or key >> 104 in self.dead:
+            self.games[gid] = _h64(sha) | (line & _M40) << 64 | origin << 104
+            return None
+        if key & _M64 == _h64(sha):
+            return ""
+        first = self._where(key >> 104, key >> 64 & _M40)
+        return (f"game_id `{gid}` is already stored from {first} (record_sha256 {key & _M64:016x}…) with "
+                f"different content; this line, {self._where(origin, line)}, has record_sha256 {sha[:16]}…")
+
+    def seen_reject(self, sha: str, rule: str, line: int, origin: int) -> bool:
+        """True when a rejected line's bytes (``raw_sha256`` ``sha``) are already stored as a reject
+        (a duplicate); else they are remembered. A reader row about a file never is."""
+        return rule not in READER_RULES and self._seen_reject(sha, line, origin)
 
     def _seen_reject(self, sha: str, line: int, origin: int) -> bool:
         """True when these bytes are already stored as a reject; else remember them."""

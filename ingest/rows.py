@@ -38,7 +38,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import msgspec
 import pyarrow as pa
@@ -246,28 +246,28 @@ class Batch:
                   ingested_at=self.ingested_at, variant=part, month=month, _line=line_no)
 
     # -- games and the rest --------------------------------------------------------------------
+    def add_judged(self, line: Line, judged: "Judged") -> None:
+        """The rows of one line routed by :func:`judge_line`: its reject, or its game."""
+        if judged.reject is not None:
+            self.add_reject(line.source_file, line.line_no, line.raw, **judged.reject._asdict(), obj=judged.obj)
+        else:
+            self._add_game(judged.outcome, line.source_file, line.line_no, line.raw, judged.obj)
+
     def add_outcome(self, out: Any, source_file: str, line_no: int, raw: bytes,
                     obj: dict[str, Any] | None = None) -> None:
-        """Rows of one :class:`replay.replayer.ReplayOutcome`: a reject when ``out.record`` is
-        None or the variant is unknown / not implemented, else a game with its seats, actions,
-        melds and 醒. ``obj`` is the line parsed (for ``x_experiment`` and pseudonyms)."""
+        """Rows of one :class:`replay.replayer.ReplayOutcome`: a reject when
+        :func:`outcome_reject` says so, else a game with its seats, actions, melds and 醒.
+        ``obj`` is the line parsed (for ``x_experiment`` and pseudonyms)."""
+        r = outcome_reject(out, raw)
+        if r is not None:
+            self.add_reject(source_file, line_no, raw, **r._asdict(), obj=obj)
+        else:
+            self._add_game(out, source_file, line_no, raw, obj)
+
+    def _add_game(self, out: Any, source_file: str, line_no: int, raw: bytes, obj: dict[str, Any] | None) -> None:
         v = out.verdict
         err = v.errors[0] if v.errors else None
         rec = out.record
-        if rec is None or (err is not None and err.code == "unknown_variant"):
-            claimed = rec.variant if rec is not None else _peek_variant(raw)
-            gid = rec.game_id if rec is not None else v.game_id
-            self.add_reject(source_file, line_no, raw, err.code if err else "schema",
-                            err.rule if err else "paipu.schema", err.message if err else "not a record",
-                            game_id=gid, step=err.step if err else None, raw_sha256=v.record_sha256 or None,
-                            claimed_variant=claimed, obj=obj)
-            return
-        big = _out_of_int64(rec)
-        if big is not None:
-            self.add_reject(source_file, line_no, raw, "schema", "paipu.int_range",
-                            f"{big} does not fit a 64-bit integer", game_id=rec.game_id,
-                            raw_sha256=v.record_sha256 or None, claimed_variant=rec.variant, obj=obj)
-            return
         if v.valid:
             self.counts.valid += 1
         else:
@@ -366,33 +366,8 @@ class Batch:
                       month=month, _line=line_no)
 
     def add_line(self, line: Line, replay: Callable[[bytes, dict[str, Any]], Any]) -> None:
-        """Route one reader line: reader problems, invalid UTF-8 and lines that are not one JSON
-        object (bad JSON, repeated keys, too-deep nesting: :func:`replay.record.parse_object`)
-        become rejects; every parsed object goes through ``replay`` (``replay_line(raw, obj)``)."""
-        if line.problem is not None:
-            p = line.problem
-            self.add_reject(line.source_file, line.line_no, line.raw, p.code, p.rule, p.message,
-                            raw_sha256=p.raw_sha256, raw_bytes=p.raw_bytes)
-            return
-        try:
-            line.raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            self.add_reject(line.source_file, line.line_no, line.raw, "bad_json", "paipu.utf8",
-                            f"not UTF-8: {e}")
-            return
-        try:
-            obj = parse_object(line.raw)  # the line's one parse; replay reuses it
-        except RuleViolation as e:
-            self.add_reject(line.source_file, line.line_no, line.raw, e.code, e.rule, e.message)
-            return
-        try:
-            out = replay(line.raw, obj)
-        except Exception as e:  # an engine bug must not stop the ingest; the line is kept
-            self.add_reject(line.source_file, line.line_no, line.raw, "engine_error", "paipu.engine",
-                            f"replay raised {type(e).__name__}: {e}", claimed_variant=_peek_variant(line.raw),
-                            game_id=_peek_game_id(obj), obj=obj)
-            return
-        self.add_outcome(out, line.source_file, line.line_no, line.raw, obj)
+        """Rows of one reader line, routed by :func:`judge_line`."""
+        self.add_judged(line, judge_line(line, replay))
 
     def to_arrow(self) -> dict[str, pa.Table]:
         """The buffered rows as Arrow tables (only tables with rows), ``variant``, ``month`` and
@@ -409,6 +384,72 @@ class Batch:
                       .append(pa.field(LINE, pa.int64())))
             out[t] = pa.table(cols, schema=schema)
         return out
+
+
+class Reject(NamedTuple):
+    """Why a line is a ``rejects`` row and not a game: the row's fields (:meth:`Batch.add_reject`)."""
+
+    code: str
+    rule: str
+    message: str
+    game_id: str | None = None
+    step: int | None = None
+    raw_sha256: str | None = None
+    raw_bytes: int | None = None
+    claimed_variant: str | None = None
+
+
+class Judged(NamedTuple):
+    """One line's fate before duplicates: ``reject`` set, or ``outcome`` (a game, valid or not).
+    ``obj`` is the line parsed, when it parsed."""
+
+    outcome: Any
+    obj: dict[str, Any] | None
+    reject: Reject | None
+
+
+def outcome_reject(out: Any, raw: bytes) -> Reject | None:
+    """The reject a replay outcome is — no record decoded, an unknown or unimplemented variant, an
+    integer no 64-bit column holds — or None when it is a game."""
+    v = out.verdict
+    err = v.errors[0] if v.errors else None
+    rec = out.record
+    if rec is None or (err is not None and err.code == "unknown_variant"):
+        return Reject(err.code if err else "schema", err.rule if err else "paipu.schema",
+                      err.message if err else "not a record", rec.game_id if rec is not None else v.game_id,
+                      err.step if err else None, v.record_sha256 or None, None,
+                      rec.variant if rec is not None else _peek_variant(raw))
+    big = _out_of_int64(rec)
+    if big is not None:
+        return Reject("schema", "paipu.int_range", f"{big} does not fit a 64-bit integer", rec.game_id, None,
+                      v.record_sha256 or None, None, rec.variant)
+    return None
+
+
+def judge_line(line: Line, replay: Callable[[bytes, dict[str, Any]], Any]) -> Judged:
+    """Route one reader line — the one accounting of ``paipu ingest`` and ``paipu validate``:
+    reader problems, invalid UTF-8 and lines that are not one JSON object (bad JSON, repeated
+    keys, too-deep nesting: :func:`replay.record.parse_object`) are rejects; every parsed object
+    goes through ``replay`` (``replay_line(raw, obj)``), and its outcome is a game unless
+    :func:`outcome_reject` says otherwise. An exception from ``replay`` is a reject
+    ``engine_error`` / ``paipu.engine`` (one engine bug never stops a run). Never raises."""
+    if line.problem is not None:
+        p = line.problem
+        return Judged(None, None, Reject(p.code, p.rule, p.message, raw_sha256=p.raw_sha256, raw_bytes=p.raw_bytes))
+    try:
+        line.raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return Judged(None, None, Reject("bad_json", "paipu.utf8", f"not UTF-8: {e}"))
+    try:
+        obj = parse_object(line.raw)  # the line's one parse; replay reuses it
+    except RuleViolation as e:
+        return Judged(None, None, Reject(e.code, e.rule, e.message))
+    try:
+        out = replay(line.raw, obj)
+    except Exception as e:  # an engine bug must not stop the run; the line is kept
+        return Judged(None, obj, Reject("engine_error", "paipu.engine", f"replay raised {type(e).__name__}: {e}",
+                                        _peek_game_id(obj), claimed_variant=_peek_variant(line.raw)))
+    return Judged(out, obj, outcome_reject(out, line.raw))
 
 
 def _peek_variant(raw: bytes, key: str = "variant") -> str | None:

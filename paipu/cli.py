@@ -3,36 +3,95 @@ this module only wires them together, so the packages keep their one-way depende
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from replay.cli import score_cmd, simulate_cmd, validate_cmd
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+_METAVARS = {"int": "N", "int range": "N", "float": "X", "float range": "X", "path": "PATH", "str": "TEXT"}
+
+
+class Command(TyperCommand):
+    """A typer command whose help reads the classic way (``--games N``, ``FILES...``): typer's
+    type column (``<bool>``, ``<list[Path]>``, ``<int range>``) is left out, a flag shows no
+    value, an explicit ``metavar=`` is kept, and the docstring's wrapped lines are joined into
+    paragraphs (rich wraps them to the terminal; a hard line break in the middle of a sentence
+    would show as a broken line)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.help:
+            self.help = "\n\n".join(" ".join(p.split()) for p in self.help.split("\n\n"))
+        for p in self.params:
+            _plain_metavar(p)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        opt = super().get_help_option(ctx)
+        if opt is not None:
+            _plain_metavar(opt)
+        return opt
+
+
+class Group(TyperGroup):
+    """The ``paipu`` group: its ``--help`` without typer's ``<bool>`` (see :class:`Command`)."""
+
+    def get_help_option(self, ctx: Any) -> Any:
+        opt = super().get_help_option(ctx)
+        if opt is not None:
+            _plain_metavar(opt)
+        return opt
+
+
+def _plain_metavar(p: Any) -> None:
+    if p.metavar is not None:
+        return
+    if isinstance(p, TyperArgument):
+        name = (p.name or "").upper()
+        p.metavar = name
+        p.display_type_rich = lambda ctx: None
+        usage = name + ("..." if p.nargs != 1 else "")
+        p._usage_display_name = lambda: usage if p.required else f"[{usage}]"
+    elif getattr(p, "is_flag", False):
+        p.metavar = ""
+    else:
+        shown = p.display_type(None).strip("<>")
+        p.metavar = _METAVARS.get(shown, shown.upper())
+
+
+app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True,
                   help="paipu: replay validation and analytics for 字牌 and 花牌 game logs (paipu/1).")
-app.command("validate")(validate_cmd)
-app.command("score")(score_cmd)
-app.command("simulate")(simulate_cmd)
+
+
+def _command(name: str) -> Any:
+    return app.command(name, cls=Command)
+
+
+_command("validate")(validate_cmd)
+_command("score")(score_cmd)
+_command("simulate")(simulate_cmd)
 
 try:  # the later stages register themselves when present
     from ingest.cli import compact_cmd, ingest_cmd
-    app.command("ingest")(ingest_cmd)
-    app.command("compact")(compact_cmd)
+    _command("ingest")(ingest_cmd)
+    _command("compact")(compact_cmd)
 except ImportError:  # pragma: no cover
     pass
 try:
     from analytics.cli import report_cmd
-    app.command("report")(report_cmd)
+    _command("report")(report_cmd)
 except ImportError:  # pragma: no cover
     pass
 try:
     from analytics.tune import tune_cmd
-    app.command("tune")(tune_cmd)
+    _command("tune")(tune_cmd)
 except ImportError:  # pragma: no cover
     pass
 try:
     from dashboards.cli import audit_cmd, dashboard_cmd
-    app.command("dashboard")(dashboard_cmd)
-    app.command("audit")(audit_cmd)
+    _command("dashboard")(dashboard_cmd)
+    _command("audit")(audit_cmd)
 except ImportError:  # pragma: no cover
     pass
 

@@ -178,4 +178,4 @@ def test_a_whole_ingest_of_a_fuzzed_line_and_file_name(raw, name):
         n = con.sql("SELECT (SELECT count(*) FROM games) + (SELECT count(*) FROM rejects)").fetchall()
         assert n == [(2,)]
         con.close()
-        assert "2 games:" in _validate_strictly(f)
+        assert "read 2:" in _validate_strictly(f)

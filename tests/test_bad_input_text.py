@@ -73,7 +73,8 @@ def test_validate_gives_one_verdict_per_line(tmp_path):
         (None, False, [("bad_json", "paipu.json")]), (None, False, [("bad_json", "paipu.json")]),
         ("after-1", True, [])]
     p = validate(str(f))
-    assert p.returncode == 1 and p.stdout.decode().splitlines()[-1] == "3 games: 1 valid, 2 invalid"
+    assert p.returncode == 1 and p.stdout.decode().splitlines()[-1] == (
+        "1 file, 3 lines = 0 blank + read 3: 1 valid, 0 invalid, 2 rejected, 0 duplicate")
 
 
 def test_a_file_name_that_is_not_utf8(tmp_path):
@@ -99,4 +100,4 @@ def test_a_file_name_that_is_not_utf8(tmp_path):
     p = validate(str(logs))
     assert p.returncode == 1, p.stderr.decode()
     out = p.stdout.decode()
-    assert f"{shown}:1 fn-1 valid" in out and f"{shown}:2 None INVALID" in out
+    assert f"{shown}:1 fn-1 valid" in out and f"{shown}:2 REJECTED bad_json [paipu.json]" in out

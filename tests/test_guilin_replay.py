@@ -1089,7 +1089,9 @@ def test_cli_validate_json_one_verdict_per_line(tmp_path):
     assert (b["game_id"], b["valid"], b["computed"]) == ("tampered", False, None)
     assert [(e["step"], e["code"], e["rule"]) for e in b["errors"]] == [(2, "illegal_action", "guilin.kan_locked")]
     for v in lines:
-        assert set(v) == {"game_id", "valid", "errors", "computed", "ruleset_id", "engine_version", "record_sha256"}
+        assert set(v) == {"game_id", "valid", "errors", "computed", "ruleset_id", "engine_version", "record_sha256",
+                          "status", "source_file", "source_line"}
+    assert [(v["status"], v["source_line"]) for v in lines] == [("valid", 1), ("invalid", 3)]
 
 
 # -- a rules audit of every simulated game, with our own bookkeeping -----------------------------
