@@ -10,21 +10,28 @@ WAREHOUSE := $(DEMO)/warehouse
 
 .PHONY: demo test install bench clean
 
-# One stamp per extra: `make bench` on a fresh clone installs only what the benchmark needs (the
-# package and python-chess), not the test tools; `make test` and `make demo` add the dev extra.
+# One stamp per extra: `make demo` on a fresh clone installs only the base dependencies (what the
+# demo runs: no test tools, no dask, no browser, no chess), `make bench` adds the bench extra
+# (python-chess, pyinstrument), `make test` the dev extra.
+BASE := $(VENV)/.installed-base
 DEV := $(VENV)/.installed-dev
 BENCH := $(VENV)/.installed-bench
+PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
-$(DEV): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(BASE): pyproject.toml | $(VENV)/bin/python
+	$(PIP) -e .
 	touch $@
 
-$(BENCH): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e '.[bench]'
-	touch $@
+$(DEV): pyproject.toml | $(VENV)/bin/python
+	$(PIP) -e '.[dev]'
+	touch $@ $(BASE)
+
+$(BENCH): pyproject.toml | $(VENV)/bin/python
+	$(PIP) -e '.[bench]'
+	touch $@ $(BASE)
 
 install: $(DEV)
 
@@ -32,7 +39,7 @@ install: $(DEV)
 VGAMES ?= 300
 OTHERS := zipai yuanjiang_guihuzi tongcheng_gezi shangdaren sanjing_huapai wujing_huapai shuangbiegan_huapai
 
-demo: install
+demo: $(BASE)
 	rm -rf $(DEMO) && mkdir -p $(DEMO)
 	$(BIN)/paipu simulate --variant guilin --games $(GAMES) --seed $(SEED) --bots heuristic --out $(DEMO)/guilin-sim.jsonl
 	$(BIN)/paipu simulate --variant guilin --deals data/guilin-deals-2017.jsonl --seed $(SEED) --bots heuristic --out $(DEMO)/guilin-2017-deals.jsonl
