@@ -16,6 +16,8 @@ from typing import Iterable, Mapping
 
 from replay.errors import UnknownCard
 
+_FAMILY_NAMES = {"zipai": "字牌", "huapai": "花牌", "huapai_lai": "花牌 (with 賴)", "shangdaren": "上大人"}
+"""The decks' names in messages (the family id ``zipai`` would read as the variant of that name)."""
 _SMALL = "一二三四五六七八九十"
 _BIG = "壹贰叁肆伍陆柒捌玖拾"
 
@@ -55,7 +57,8 @@ class Deck:
         """
         idx = self._index.get(code)  # type: ignore[attr-defined]
         if idx is None:
-            raise UnknownCard(f"`{code}` is not a card of the {self.family} deck")
+            raise UnknownCard(f"`{code}` is not a card code of the {self.size}-card {_FAMILY_NAMES[self.family]} deck "
+                              f"({', '.join(self.codes[:3])} … {self.codes[-1]}; spec §3)")
         return idx
 
     def canonical(self, code: str) -> str:
@@ -112,6 +115,12 @@ class Deck:
     def label(self, i: int) -> str:
         """Chinese name of kind ``i`` (e.g. 小四, 柒, 花三)."""
         return self.labels[i]
+
+    def name(self, i: int) -> str:
+        """Kind ``i`` as messages show a card: its Chinese name and its code, e.g. ``拾 (d10)``; the
+        code alone where it is the name (花牌, 上大人: ``孔``)."""
+        label, code = self.labels[i], self.codes[i]
+        return code if label == code else f"{label} ({code})"
 
 
 def _zipai_deck() -> Deck:

@@ -180,18 +180,25 @@ def _verdict_line(where: str, status: str, v: Verdict) -> str:
 def score_cmd(
     case: Path = typer.Argument(..., help="a score case (.json) or a list of them (.jsonl), spec §8"),
 ) -> None:
-    """Judge finished hands without a game (spec §8); one JSON object per case. Exit 1 if any case is malformed."""
+    """Judge finished hands without a game (spec §8); one JSON object per case. A malformed case
+    prints ``{"error", "case"}`` (``case``: the file, and the line of a .jsonl) and is named on
+    stderr too. Exit 1 if any case is malformed."""
     from replay.score import score_case
 
     if not case.is_file():
         typer.echo(f"paipu score: no such file: {case}", err=True)
         raise typer.Exit(2)
     text = case.read_bytes()
-    lines = [text] if case.suffix == ".json" else [ln for ln in text.splitlines() if ln.strip()]
+    where = _shown(case.absolute())
+    cases = ([(where, text)] if case.suffix == ".json" else
+             [(f"{where}:{no}", ln) for no, ln in enumerate(text.split(b"\n"), 1) if ln.strip()])
     bad = 0
-    for raw in lines:
+    for name, raw in cases:
         res = score_case(raw)
-        bad += "error" in res
+        if "error" in res:
+            bad += 1
+            res = {**res, "case": name}
+            typer.echo(f"paipu score: {name}: {res['error']}", err=True)
         sys.stdout.write(json.dumps(res, ensure_ascii=False) + "\n")
     raise typer.Exit(1 if bad else 0)
 

@@ -218,7 +218,8 @@ class GameState:
         return self.deck.index(code)
 
     def label(self, k: int) -> str:
-        return self.deck.label(k)
+        """Kind ``k`` as messages name a card: ``拾 (d10)`` (:meth:`replay.cards.Deck.name`)."""
+        return self.deck.name(k)
 
     # -- the phase machine -----------------------------------------------------------------
     def apply(self, ev: Event) -> None:

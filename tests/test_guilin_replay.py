@@ -412,7 +412,7 @@ def test_chi_without_the_owed_bi():
             {"seat": 1, "act": "chi", "card": "x7", "cards": ["x8", "x9"]}]
     e = only_error(with_actions(example(), acts))
     assert (e.step, e.code, e.rule) == (1, "illegal_action", "guilin.xia_bi")
-    assert "吃 小七 without the 比 groups the hand owes" in e.message
+    assert "吃 小七 (x7) without the 比 groups the hand owes" in e.message
 
 
 def test_chi_with_a_bi_group_too_many():
@@ -423,7 +423,7 @@ def test_chi_with_a_bi_group_too_many():
              "bi": [["x5", "x6", "x7"], ["x5", "x6", "x7"]]}]
     e = only_error(with_actions(example(), acts))
     assert (e.step, e.code, e.rule) == (1, "illegal_action", "guilin.xia_bi")
-    assert "吃 小七 with the 比 groups [['x5', 'x6', 'x7'], ['x5', 'x6', 'x7']], not the ones the hand owes" in e.message
+    assert "吃 小七 (x7) with the 比 groups [['x5', 'x6', 'x7'], ['x5', 'x6', 'x7']], not the ones the hand owes" in e.message
 
 
 def test_chi_with_the_owed_bi_is_legal():

@@ -318,8 +318,8 @@ class GuilinState(GameState):
         c = self.card(ev.card)
         if c != self.wall[self.front]:
             raise self.fail("wall_mismatch", "paipu.wall",
-                            f"seat {ev.seat} drew {self.label(c)} ({ZIPAI.codes[c]}) but the next card of the wall is "
-                            f"{self.label(self.wall[self.front])} ({ZIPAI.codes[self.wall[self.front]]})")
+                            f"seat {ev.seat} drew {self.label(c)} but the next card of the wall is "
+                            f"{self.label(self.wall[self.front])}")
         self.front += 1
         self.draws += 1
         self.open_window(c, ev.seat, "flip")
@@ -356,10 +356,10 @@ class GuilinState(GameState):
         c = self.card(ev.card)
         h = self.hands[s]
         if h[c] == 0:
-            raise self.fail("illegal_action", "discard", f"seat {s} holds no {ZIPAI.codes[c]} to discard")
+            raise self.fail("illegal_action", "discard", f"seat {s} holds no {self.label(c)} to discard")
         if h[c] >= 3:
             raise self.fail("illegal_action", "kan_locked",
-                            f"{ZIPAI.codes[c]} is a dealt 坎 of seat {s}: it cannot be split or discarded (001 §技巧攻略)")
+                            f"{self.label(c)} is a dealt 坎 of seat {s}: it cannot be split or discarded (001 §技巧攻略)")
         h[c] -= 1
         self.after_forced = self.forced_card = None
         self.discards += 1
