@@ -39,10 +39,13 @@ class Position:
     :param groups: the winning split of a won state as spec §8 ``groups``
         (``[{"kind", "cards", "points"}, ...]``, melds included); the variant's own reading of
         its state after the 胡.
-    :param hu: for a state in the seat's own discard phase (a win on a card it drew, or on its
-        dealt hand, where the variant has no window): the 胡 a player would log there, applied
-        when the engine does not offer it, for the engine's reason. None: a window position
-        (the 胡 on the open card is derived).
+    :param hu: the 胡 a player would log in the seat's own discard phase, applied there when the
+        engine does not offer it, for the engine's reason: at the root (a win on a card it drew,
+        or on its dealt hand, where the variant has no window), or after its forced act at a
+        window, whatever the phase then (e.g. 扫穿 then 胡 on the same card, when the 扫穿 does
+        not complete the hand).
+        None: nothing is tried in the discard phase (at a window the 胡 on the open card is
+        derived).
     """
 
     state: GameState
@@ -135,7 +138,7 @@ def judge(pos: Position, depth: int = 3) -> Judgment:
         if not any(e.act == "hu" for e in evs):  # not offered: apply it anyway for the engine's reason
             if st.phase in (Phase.WINDOW, Phase.START):
                 evs = [*evs, _plain_hu(st, seat)]
-            elif not path and pos.hu is not None:
+            elif pos.hu is not None and (path or st.phase is Phase.DISCARD):
                 evs = [*evs, pos.hu]
         for ev in evs:
             nxt = fork(st)

@@ -2,7 +2,8 @@
 
 Files by role: ``options.py`` (rule options), ``scoring.py`` (shapes, 胡 table, best split,
 舵, 醒), ``state.py`` (the game as a state machine: acts, claim windows, forced acts,
-settlement), ``bots.py`` (simulator players). Rules doc: ``docs/rules/guilin.md``.
+settlement), ``position.py`` (spec §8 score cases as engine positions, judged by
+replay/judge.py), ``bots.py`` (simulator players). Rules doc: ``docs/rules/guilin.md``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,12 @@ def _state(record, ruleset):  # lazy: keeps the registry import light
     return GuilinState(record, ruleset)
 
 
+def _position(case, ruleset):  # spec §8 score cases, judged by the engine (replay/judge.py)
+    from replay.variants.guilin.position import position
+
+    return position(case, ruleset)
+
+
 SPEC = VariantSpec(
     id="guilin",
     seed="001_b125067d32c1f7d7.txt",
@@ -26,6 +33,6 @@ SPEC = VariantSpec(
     acts=_BASE | {"chi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"},
     options=OPTIONS,
     state=_state,
-    hand_sizes=lambda n: (21, 20),
-    scorer=lambda case, rules: __import__("replay.variants.guilin.scoring", fromlist=["score_case"]).score_case(case, rules),  # 001 §技巧攻略: 三人抓满20张牌，仅庄家抓满21张牌
+    hand_sizes=lambda n: (21, 20),  # 001 §技巧攻略: 三人抓满20张牌，仅庄家抓满21张牌
+    position=_position,
 )

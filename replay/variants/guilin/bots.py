@@ -9,7 +9,6 @@ Forced options are never declined by the simulator.
 from __future__ import annotations
 
 import random
-from functools import lru_cache
 
 from replay.cards import ZIPAI
 from replay.engine import Option
@@ -18,49 +17,78 @@ from replay.variants.guilin import scoring as sc
 from replay.bots import RandomBot
 
 
-@lru_cache(maxsize=500_000)
-def shape_value(counts: tuple[int, ...]) -> float:
-    """Heuristic worth of loose cards (counts ≤ 2 each): complete groups count 3 plus half
-    their 胡, two-card partial groups (门子) 1, a pair 1.2, singles 0. Lowest kind first."""
-    i = next((k for k, c in enumerate(counts) if c), -1)
-    if i < 0:
-        return 0.0
-    rest = list(counts)
-    rest[i] -= 1
-    best = shape_value(tuple(rest))  # i as a single
-    base = 0 if i < 10 else 10
-    n = i - base
-    for kind, cards in sc._runs_from(i, counts):
-        r = list(counts)
-        for c in cards:
-            r[c] -= 1
-        best = max(best, 3 + 0.5 * sc.group_points(kind, i) + shape_value(tuple(r)))
-    partners = []
-    if counts[i] >= 2:
-        partners.append((i, 1.2))
-    if n <= 8 and counts[i + 1]:
-        partners.append((i + 1, 1.0))
-    if n <= 7 and counts[i + 2]:
-        partners.append((i + 2, 0.8))
-    if i < 10 and counts[i + 10]:
-        partners.append((i + 10, 0.9))
-    if n == 1:
-        for j in (base + 6, base + 9):
-            if counts[j]:
-                partners.append((j, 1.0))
-    if n == 6 and counts[base + 9]:
-        partners.append((base + 9, 1.0))
-    for j, v in partners:
-        r = list(counts)
-        r[i] -= 1
-        r[j] -= 1
-        if r[j] >= 0:
-            best = max(best, v + shape_value(tuple(r)))
+# The shape search over counts packed into an int, 2 bits a kind (loose counts are 0..2): kind k's
+# count is ``(key >> 2k) & 3``. The recursion, its candidates and its float expressions are the
+# ones spelt out in :func:`shape_value`, so the values are the same floats (a speed measure only).
+_ONE = tuple(1 << (2 * k) for k in range(21))
+_SV: dict[int, float] = {0: 0.0}
+_SV_MAX = 1_000_000  # entries before the memo is cleared (about 100 MB at most)
+
+
+def _run_value(i: int) -> float:
+    """``3 + 0.5 * 胡`` of the run (一二三 or a plain 顺子) whose lowest kind is ``i``."""
+    return 3 + 0.5 * sc.group_points("yi_er_san" if i % 10 == 0 else "shunzi", i)
+
+
+# Per lowest kind i, in shape_value's order: the complete groups from i (run, 二七十, 搭 i i i+10,
+# 搭 i i+10 i+10) and then the two-card partial groups with i (pair, i+1, i+2, the other size,
+# 二七十 partners), each as (shift and copies of one kind it needs, shift and copies of a second one
+# or (0, 0), its cards packed, its value). The lowest kind itself is held once by definition.
+_MOVES_AT: list[tuple[tuple[int, int, int, int, int, float], ...]] = []
+for _i in range(20):
+    _base, _n = (0, _i) if _i < 10 else (10, _i - 10)
+    _o = _ONE[_i]
+    _m: list[tuple[int, int, int, int, int, float]] = []
+    if _n <= 7:
+        _m.append((2 * _i + 2, 1, 2 * _i + 4, 1, _o + _ONE[_i + 1] + _ONE[_i + 2], _run_value(_i)))
+    if _n == 1:
+        _m.append((2 * _base + 12, 1, 2 * _base + 18, 1, _o + _ONE[_base + 6] + _ONE[_base + 9],
+                   3 + 0.5 * sc.group_points("er_qi_shi", _i)))
+    if _i < 10:
+        _m.append((2 * _i, 2, 2 * _i + 20, 1, 2 * _o + _ONE[_i + 10], 3 + 0.5 * sc.group_points("dazi", _i)))
+        _m.append((2 * _i + 20, 2, 0, 0, _o + 2 * _ONE[_i + 10], 3 + 0.5 * sc.group_points("dazi", _i)))
+    _m.append((2 * _i, 2, 0, 0, 2 * _o, 1.2))  # the pair
+    for _j, _v, _ok in ((_i + 1, 1.0, _n <= 8), (_i + 2, 0.8, _n <= 7), (_i + 10, 0.9, _i < 10),
+                        (_base + 6, 1.0, _n == 1), (_base + 9, 1.0, _n == 1), (_base + 9, 1.0, _n == 6)):
+        if _ok:
+            _m.append((2 * _j, 1, 0, 0, _o + _ONE[_j], _v))
+    _MOVES_AT.append(tuple(_m))
+
+
+def _sv(key: int) -> float:
+    """:func:`shape_value` of packed counts ``key`` (memoised)."""
+    got = _SV.get(key)
+    if got is not None:
+        return got
+    i = ((key & -key).bit_length() - 1) >> 1  # the lowest kind held
+    best = _sv(key - _ONE[i])  # i as a single
+    for sh, n, sh2, n2, minus, v in _MOVES_AT[i]:
+        if (key >> sh) & 3 >= n and (key >> sh2) & 3 >= n2:  # (0, 0): no second need
+            x = v + _sv(key - minus)
+            if x > best:
+                best = x
+    if len(_SV) > _SV_MAX:
+        _SV.clear()
+        _SV[0] = 0.0
+    _SV[key] = best
     return best
 
 
+def shape_value(counts) -> float:
+    """Heuristic worth of loose cards (counts ≤ 2 each): complete groups count 3 plus half
+    their 胡, two-card partial groups (门子) 1, a pair 1.2, singles 0. Lowest kind first: the
+    lowest kind ``i`` held is a single, or in a run / 二七十 / 搭 from ``i`` (``_runs_from``
+    order), or with a partner (pair 1.2, ``i+1`` 1.0, ``i+2`` 0.8, its other size 0.9, 二七十
+    partners 1.0); the best of these. Memoised on the counts packed into an int (:func:`_sv`)."""
+    key = 0
+    for k, c in enumerate(counts):
+        if c:
+            key += c * _ONE[k]
+    return _sv(key)
+
+
 def hand_value(free: list[int]) -> float:
-    return shape_value(tuple(free))
+    return shape_value(free)
 
 
 def _partners(k: int) -> tuple[int, ...]:
@@ -95,8 +123,9 @@ class HeuristicBot:
         for e in events:
             if e.act == "hu":
                 return e
-        if events[0].act == "draw":  # nothing to discard (重舵): the 下家 draws
-            return events[0]
+        for e in events:  # no discard owed (重舵), or 听 with two dealt fours (在听牌的时候不打): the next seat draws
+            if e.act == "draw":
+                return e
         free = state.free(seat)
         cands = set(discard_candidates(free))
         best, best_v = events[0], -1e9

@@ -46,6 +46,17 @@ _TABLE: dict[str, tuple[tuple, object, object, str, str]] = {
                          "that can is owed) or 'blocks' (the 跑胡子 reading: no 吃 at all)."),
     "hu_triple": (("peng", "zero"), "peng", "zero", f"{Z} §胡息及舵 1 (胡牌不算胡息)",
                   "A hand pair completed by another seat's winning card: counted as a 碰 (3/1) or 0 胡."),
+    "chi_discard": ((True, False), True, False, f"{G} §技巧攻略 (下家可吃可碰，上家可碰不能吃); {Z} §3.打牌 2 (吃: 上家或自己摸起的牌)",
+                    "True: the 下家 may 吃 a discard (guilin); False: only a card turned up from the wall by "
+                    "oneself or the 上家 may be eaten (zipai)."),
+    "xing_multiplied": ((False, True), False, False,
+                        f"{G} §玩法规则 (有醒牌每一张 1舵; 天胡、地胡、三笼五坎x2舵; 自摸也可以定为翻倍); {Z} §5 (醒分 apart from 胡分)",
+                        "False: the ×2 of 天胡/地胡/三笼五坎, 海底 and zimo_bonus=double multiply the 舵 of the 胡 only, "
+                        "醒 is added after; True: 醒 joins the 舵 first and is multiplied too (a public server's reading)."),
+    "chong_duo_next": (("claimer_xiajia", "source_xiajia"), "claimer_xiajia", "claimer_xiajia",
+                       f"{G} §技巧攻略 (重舵的情况，摸牌后不打牌); spec §4 (the 下家 of the last seat that discarded)",
+                       "Who draws after a claim that is not followed by a discard (重舵, 听 with two dealt fours): the "
+                       "claimer's 下家, or the 下家 of the seat the claimed card came from."),
 }
 
 

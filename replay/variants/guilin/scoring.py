@@ -106,6 +106,11 @@ class Group:
         return [ZIPAI.codes[c] for c in self.cards]
 
 
+def case_groups(groups: Sequence[Group]) -> list[dict]:
+    """Spec §8 ``groups`` of a split: ``[{"kind", "cards", "points"}, ...]`` (melds first)."""
+    return [{"kind": g.kind, "cards": g.codes(), "points": g.points} for g in groups]
+
+
 @dataclass(frozen=True)
 class Split:
     """The best split of a finished hand: every group (melds first) and the total 胡."""
@@ -473,100 +478,41 @@ def settle_units(points: int, hand_types: Sequence[str], xing: int, rules) -> tu
 
     舵 = :func:`tuo` (option ``tuo_step``); ×2 for 天胡 / 地胡 / 三笼五坎 (001 §玩法规则: x2舵;
     004 §胡息及舵 6); ×2 for 海底 (``haidi`` in ``hand_types``, 004 §胡息及舵 6); 自摸 +1 舵
-    (``zimo_bonus='plus1'``) or ×2 (``'double'``); then + 醒 (001: 每一张 1舵; 004 §5: 醒分).
-    ``rules`` is a mapping with ``tuo_step``, ``zimo_bonus`` and ``score_parts``.
+    (``zimo_bonus='plus1'``) or ×2 (``'double'``); 醒 +1 舵 each (001: 每一张 1舵; 004 §5: 醒分),
+    added after the multipliers, or before them with option ``xing_multiplied`` (then they double
+    the 醒 too). ``rules`` is a mapping with ``tuo_step``, ``zimo_bonus``, ``score_parts`` and
+    ``xing_multiplied``.
 
     :returns: (units, breakdown). With ``score_parts='tuo'`` the breakdown is
-        ``{"tuo", <special>?, "haidi"?, "zimo"?, "xing"}``, with ``'fen'`` it is
-        ``{"hu_fen", "xing_fen"}`` (004 §5); its parts add up to the units.
+        ``{"tuo", <special>?, "haidi"?, "zimo"?, "xing"}`` (each multiplier's entry is what it
+        adds), with ``'fen'`` it is ``{"hu_fen", "xing_fen"}`` (004 §5: the 醒's part, multiplied
+        or not, and the rest); its parts add up to the units.
     :raises ValueError: ``points`` under 10.
     """
     base = tuo(points, rules["tuo_step"])
-    units = base
+    first = rules["xing_multiplied"]
+    units = base + xing if first else base
     bd: dict[str, int] = {"tuo": base}
+    factor = 1  # of the 醒 when it is multiplied
     special = next((t for t in hand_types if t in SPECIAL), None)
     if special:
         bd[special] = units
         units *= 2
+        factor *= 2
     if "haidi" in hand_types:
         bd["haidi"] = units
         units *= 2
+        factor *= 2
     if "zimo" in hand_types:
-        bonus = 1 if rules["zimo_bonus"] == "plus1" else units
+        double = rules["zimo_bonus"] != "plus1"
+        bonus = units if double else 1
         bd["zimo"] = bonus
         units += bonus
+        factor *= 2 if double else 1
+    if not first:
+        units += xing
+    xing_part = xing * factor if first else xing
     if rules["score_parts"] == "fen":
-        return units + xing, {"hu_fen": units, "xing_fen": xing}
+        return units, {"hu_fen": units - xing_part, "xing_fen": xing_part}
     bd["xing"] = xing
-    return units + xing, bd
-
-
-def score_case(case: dict, rules) -> dict:
-    """Judge one spec §8 score case for guilin. ``case`` is the decoded JSON object; ``rules``
-    the resolved ruleset. :raises ValueError: malformed case (the message says what)."""
-    hand = ZIPAI.counts(case.get("hand") or [])
-    melds: list[tuple[str, list[int]]] = []
-    for m in case.get("melds") or []:
-        kind = m.get("kind")
-        cards = [ZIPAI.index(c) for c in m.get("cards") or []]
-        if kind in ("kan", "long"):  # dealt sets are concealed: they join the hand
-            for k in cards:
-                hand[k] += 1
-            continue
-        if kind not in ("chi", "bi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"):
-            raise ValueError(f"meld kind {kind!r} is not a guilin meld")
-        if kind in ("chi", "bi") and chi_shape(cards) is None:
-            raise ValueError(f"meld {m} is not a 吃 shape")
-        if kind not in ("chi", "bi") and (len(set(cards)) != 1 or len(cards) != (4 if kind in FOUR_KINDS else 3)):
-            raise ValueError(f"meld {m} is not a {kind}")
-        melds.append((kind, cards))
-    total = ZIPAI.held(hand, melds)
-    ctx = case.get("context") or {}
-    win_from = case.get("win_from") or "discard"
-    if win_from not in ("self", "discard", "flip"):
-        raise ValueError("win_from is self, discard or flip")
-    if "win_card" not in case:  # waits (spec §8)
-        waits = []
-        for k in range(20):
-            if total[k] >= 4:
-                continue
-            sp = best_split(hand, melds, k, win_from, rules["hu_triple"])
-            if sp is not None:
-                waits.append({"card": ZIPAI.codes[k], "points": sp.points, "win": sp.points >= MIN_HU})
-        return {"waits": waits}
-    wc = case["win_card"]
-    w = None if wc is None else ZIPAI.index(wc)
-    if w is not None and total[w] >= 4:
-        raise ValueError(f"a fifth {wc}")
-    sp = best_split(hand, melds, w, None if w is None else win_from, rules["hu_triple"])
-    out = {"win": False, "points": None, "units": None, "hand_types": [], "groups": [], "reason": None}
-    if sp is None:
-        out["reason"] = "the cards do not all form groups (every card in a group; a pair only beside a 4-card set)"
-        return out
-    out["points"] = sp.points
-    out["groups"] = [{"kind": g.kind, "cards": g.codes(), "points": g.points} for g in sp.groups]
-    if sp.points < MIN_HU:
-        out["reason"] = f"{sp.points} 胡 is under the {MIN_HU}-胡 minimum"
-        return out
-    types = []
-    if w is None and ctx.get("dealer"):
-        types.append("tianhu")
-    elif w is not None and win_from == "self":
-        types.append("zimo")
-    if w is not None and ctx.get("first_turn") and win_from == "discard" and not ctx.get("dealer"):
-        types.append("dihu")
-    if ctx.get("last_card") and w is not None and win_from in ("self", "flip") and rules["haidi_double"]:
-        types.append("haidi")
-    xc = [ZIPAI.index(x) for x in ctx.get("xing_cards") or []]
-    held = list(total)
-    if w is not None:
-        held[w] += 1
-    if not xc:
-        xing = 0
-    elif rules["xing_mode"] == "shangzhongxia":
-        xing = xing_count(xc[0], held)
-    else:  # 翻醒: every turned card counts its copies (the turns after 4 are listed by the case)
-        xing = sum(held[xing_kinds(x)[0] if rules["fanxing_offset"] else x] for x in xc)
-    units, _ = settle_units(sp.points, types, xing, rules)
-    out.update(win=True, units=units, hand_types=types)
-    return out
+    return units, bd

@@ -7,6 +7,7 @@ for 吃 the drawer before its 下家. Option keys below encode exactly that orde
 
 from __future__ import annotations
 
+import copy
 from functools import lru_cache
 from itertools import combinations_with_replacement
 from operator import itemgetter
@@ -16,6 +17,9 @@ from replay.cards import ZIPAI
 from replay.engine import GameState, Option, Phase, Window
 from replay.record import Event
 from replay.variants.guilin import scoring as sc
+
+# Why a claim is not followed by a discard (messages).
+NO_DISCARD_WHY = {"chong_duo": "重舵: 重舵的情况，摸牌后不打牌, 001 §技巧攻略", "no_card": "it has no card it may discard"}
 
 # Priority ranks (lower first). 001 §技巧攻略: 扫穿或扫 >> 胡牌 >> 开舵或碰 >> 吃.
 R_SAO, R_HU, R_DUO, R_CHI = 0, 1, 2, 3
@@ -125,7 +129,12 @@ class GuilinState(GameState):
         self.win: dict[str, Any] | None = None
         self.claims: list[int] = [0] * n
         self.skip_discard: str | None = None  # "chong_duo" / "no_card": this seat's claim is not followed by a discard
-        self.forced_card: tuple[int, int] | None = None  # (seat, card) of the forced act just made
+        self.may_skip = False  # 听 with two dealt fours: the seat may leave out this discard (001 §技巧攻略)
+        self.next_draw: int | None = None  # who draws when the seat to discard does not (skip_discard, may_skip)
+        self.skipped: tuple[int, str] | None = None  # (seat, why) of a claim not followed by a discard, until the next draw
+        # (seat, card, win_from, src, act) of the forced act just made, whether or not the seat may 胡 after it
+        self.forced_card: tuple[int, int, str, int, str] | None = None
+        self.xing_turns: list[int] | None = None  # the 醒 cards turned, when a position sets them (replay.judge)
         self.variant = ruleset.variant  # rule ids read zipai.<rule> under zipai
         # Per seat, card -> kind of its meld of that card alike (扫, 过扫, 碰, 扫穿, 开舵; at most one
         # per card): what meld_of finds, looked up at every claim window without a scan.
@@ -136,6 +145,11 @@ class GuilinState(GameState):
         self.sao_kai_duo_on_discard = ruleset["sao_kai_duo_on_discard"]
         self.bi_blocks = ruleset["bi_without_group"] == "blocks"
         self.dian_pao_ok = not ruleset["dian_pao_bu_zhun_hu"]
+        self.chi_discard = ruleset["chi_discard"]
+        self.next_of_claimer = ruleset["chong_duo_next"] == "claimer_xiajia"
+        # 如果是起手就有两个4张同牌的情况，照常打牌，在听牌的时候不打 (001 §技巧攻略): seats dealt two or more
+        # fours that keep them in hand may leave out one discard, once, when 听 (docs/rules/guilin.md §重舵).
+        self.ting_skip = [ruleset["dealt_four"] == "in_hand" and sum(c == 4 for c in h) >= 2 for h in self.hands]
         # dealt_four = lay_down_pairs (004 §3.打牌 4): seats with two or more dealt fours lay them
         # face down before the first discard, then draw one replacement into the hand.
         self.declare: list[tuple[int, list[int]]] = []
@@ -147,6 +161,31 @@ class GuilinState(GameState):
                     self.declare.append((seat, fours))
         self.window = Window(-1, self.dealer, "start", [] if self.declare else self.start_options())
         self.phase = Phase.START
+
+    def __deepcopy__(self, memo: dict) -> GuilinState:
+        """A copy for :func:`replay.judge.fork`: the mutable tables copied, the record, the ruleset
+        and the wall (never changed after the deal) shared; the open window's options built first
+        (a lazy builder is a closure over this state)."""
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        d = dict(self.__dict__)
+        for name in ("hands", "melds", "river", "claims", "ting_skip"):
+            d[name] = [list(x) if isinstance(x, list) else x for x in d[name]]
+        for name in ("chou", "peng_passed"):
+            d[name] = [set(x) for x in d[name]]
+        d["alike"] = [dict(a) for a in self.alike]
+        d["declare"] = [(seat, list(fours)) for seat, fours in self.declare]
+        d["xing_turns"] = None if self.xing_turns is None else list(self.xing_turns)
+        d["outcome"] = copy.deepcopy(self.outcome, memo)
+        d["win"] = copy.deepcopy(self.win, memo)
+        w = self.window
+        if w is not None:
+            w.options  # noqa: B018 - builds the lazy options (and drops the closures)
+            nw = copy.copy(w)
+            nw.passed = set(w.passed)
+            d["window"] = nw
+        new.__dict__.update(d)
+        return new
 
     # -- hand helpers ----------------------------------------------------------------------
     def free(self, seat: int) -> list[int]:
@@ -247,7 +286,8 @@ class GuilinState(GameState):
                 out.append(Option(s, "peng", (R_DUO, 0), False,
                                   [Event(seat=s, act="peng", card=code, cards=[code] * 2)], "peng"))
         xia = (src + 1) % self.n
-        chi_seats = (src, xia) if flip else (xia,)  # 001 §技巧攻略: 先是自己吃...下家
+        # 001 §技巧攻略: 先是自己吃...下家; a discard only with chi_discard (004 §3.打牌 2: 上家或自己摸起的牌)
+        chi_seats = (src, xia) if flip else ((xia,) if self.chi_discard else ())
         codes = ZIPAI.codes
         for pos, s in enumerate(chi_seats):
             if c in self.chou[s]:
@@ -308,6 +348,12 @@ class GuilinState(GameState):
 
     def on_draw(self, ev: Event) -> None:
         if ev.act != "draw" or ev.seat != self.turn:
+            sk = self.skipped
+            if sk is not None and ev.seat == sk[0] and ev.act in ("discard", "hu"):
+                if ev.act == "hu":  # 胡 after its forced act, refused (the engine offered none)
+                    raise self.refused_hu(ev)
+                raise self.fail("illegal_action", "chong_duo", f"seat {sk[0]} does not discard after its claim "
+                                f"({NO_DISCARD_WHY[sk[1]]}); seat {self.turn} draws next")
             want = f"seat {self.turn} to draw"
             raise self.fail("out_of_turn", "turn", f"expected {want}, got `{ev.act}` by seat {ev.seat}")
         if ev.tail:
@@ -322,14 +368,18 @@ class GuilinState(GameState):
                             f"{self.label(self.wall[self.front])}")
         self.front += 1
         self.draws += 1
+        self.skipped = self.forced_card = None
         self.open_window(c, ev.seat, "flip")
 
     def on_discard_phase(self, ev: Event) -> None:
         s = self.turn
-        if self.skip_discard and ev.act == "draw":  # 重舵 / nothing to discard: the 下家 draws
-            self.skip_discard = None
-            self.after_forced = None
-            self.to_draw(self.xia(s))
+        if ev.act == "draw" and (self.skip_discard or self.may_skip):  # no discard: the next seat draws
+            if self.may_skip:
+                self.ting_skip[s] = False  # once a hand
+            self.skip_discard, self.may_skip = None, False
+            self.after_forced = self.forced_card = None
+            assert self.next_draw is not None
+            self.to_draw(self.next_draw)
             if self.phase is Phase.OVER:
                 raise self.fail("trailing_actions", "paipu.end", "the wall is empty and the hand is drawn (荒庄)")
             self.on_draw(ev)
@@ -338,19 +388,13 @@ class GuilinState(GameState):
             raise self.fail("out_of_turn", "turn", f"seat {s} must discard now, not seat {ev.seat} (`{ev.act}`)")
         if ev.act == "hu":
             af = self.after_forced
-            fc = self.forced_card
-            if af is None and fc is not None and fc[0] == s and (ev.card is None or self.card(ev.card) == fc[1]):
-                raise self.fail("not_a_win", "hu_shape", self._not_win_reason(s, None, None) + " after its forced act")
             if af is None or af[0] != s or (ev.card is not None and self.card(ev.card) != af[1]):
-                raise self.fail("illegal_action", "hu", f"seat {s} has no card to win on now (it must discard)")
-            if not self.can_win(s, None, None):
-                raise self.fail("not_a_win", "hu_shape", self._not_win_reason(s, None, None))
+                raise self.refused_hu(ev)
             self.end_win(s, af[1], af[2], af[3], after_forced=True)
             return
         if self.skip_discard and ev.act != "hu":
             raise self.fail("illegal_action", "chong_duo",
-                            f"seat {s} does not discard now ({'重舵: 重舵的情况，摸牌后不打牌' if self.skip_discard == 'chong_duo' else 'it has no card it may discard'}); "
-                            f"seat {self.xia(s)} draws next")
+                            f"seat {s} does not discard now ({NO_DISCARD_WHY[self.skip_discard]}); seat {self.next_draw} draws next")
         if ev.act != "discard":
             raise self.fail("illegal_action", "discard", f"seat {s} must discard now, not `{ev.act}` (先摸后打, 001 §技巧攻略)")
         c = self.card(ev.card)
@@ -362,13 +406,14 @@ class GuilinState(GameState):
                             f"{self.label(c)} is a dealt 坎 of seat {s}: it cannot be split or discarded (001 §技巧攻略)")
         h[c] -= 1
         self.after_forced = self.forced_card = None
+        self.may_skip = False
         self.discards += 1
         self.chou[s].add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
         self.open_window(c, s, "discard")
 
     def window_closed(self, w: Window) -> None:
         if w.kind == "start":
-            self.phase, self.turn = Phase.DISCARD, self.dealer
+            self.owe_discard(self.dealer, self.dealer)
             return
         for o in w.closing:  # implicit passes
             if o.act == "chi":
@@ -426,19 +471,47 @@ class GuilinState(GameState):
                     h[k] -= 1
                 self.melds[s].append(("bi", tuple(sorted(kinds))))
         forced = act in FORCED_ACTS
-        self.forced_card = (s, c) if forced else None
-        self.after_forced = (s, c, win_from, w.src) if forced and self.can_win(s, None, None) else None
+        self.forced_card = (s, c, win_from, w.src, act) if forced else None
+        # after a forced act the seat may 胡 on the card it took (spec §4); 点炮不准胡 still holds
+        may_hu = forced and (win_from != "discard" or self.dian_pao_ok) and self.can_win(s, None, None)
+        self.after_forced = (s, c, win_from, w.src) if may_hu else None
         chong_duo = act in FOUR and self.fours(s) >= 2
         if chong_duo or not any(bytes(h).translate(_FREE)):
-            # 重舵: no discard (001 §技巧攻略); a seat left with nothing to discard likewise.
-            # The 下家 draws next (docs/rules/guilin.md §重舵); the seat may still 胡 first.
+            # 重舵: no discard (001 §技巧攻略); a seat left with nothing to discard likewise. Who draws
+            # next: option chong_duo_next (docs/rules/guilin.md §重舵); the seat may still 胡 first.
+            why = "chong_duo" if chong_duo else "no_card"
+            nxt = self.next_drawer(s, w.src)
             if self.after_forced:
-                self.skip_discard = "chong_duo" if chong_duo else "no_card"
+                self.skip_discard, self.next_draw = why, nxt
                 self.phase, self.turn = Phase.DISCARD, s
             else:
-                self.to_draw(self.xia(s))
+                self.skipped = (s, why)
+                self.to_draw(nxt)
             return
+        self.owe_discard(s, w.src)
+
+    def next_drawer(self, s: int, src: int) -> int:
+        """Who draws when ``s``'s claim of a card from ``src`` is not followed by a discard: the
+        claimer's 下家 or the source's (option ``chong_duo_next``)."""
+        return self.xia(s) if self.next_of_claimer else self.xia(src)
+
+    def owe_discard(self, s: int, src: int) -> None:
+        """``s`` discards next (先摸后打, 001 §技巧攻略), after a claim of a card from ``src`` or at the
+        start. A seat dealt two fours that is 听 without this discard may leave it out, once
+        (在听牌的时候不打, 001 §技巧攻略): the next seat's draw then says so."""
         self.phase, self.turn = Phase.DISCARD, s
+        self.may_skip = self.ting_skip[s] and self.ting(s)
+        if self.may_skip:
+            self.next_draw = self.next_drawer(s, src)
+
+    def ting(self, s: int) -> bool:
+        """听: some card (of which a copy is left to the others) would make ``s``'s hand, as it is,
+        a win on another seat's flip."""
+        held = list(self.hands[s])
+        for _, cards in self.melds[s]:
+            for k in cards:
+                held[k] += 1
+        return any(held[k] < 4 and self.can_win(s, k, "flip") for k in range(20))
 
     # -- errors in words ---------------------------------------------------------------------
     def explain_missing_option(self, ev: Event, w: Window, mine: list[Option]) -> None:
@@ -454,10 +527,13 @@ class GuilinState(GameState):
             if sao is not None:  # 扫穿/扫 outrank 胡, even the drawer's own (001 §扫穿: 即使是自己要胡，都不给)
                 raise self.fail("missing_forced_action", sao.rule, f"seat {sao.seat} had to `{sao.act}` {self.label(c)} (扫/扫穿 outrank 胡)")
             if not self.can_win(s, c, wf):
-                raise self.fail("not_a_win", "hu_shape", self._not_win_reason(s, c, wf))
+                raise self.not_a_win(s, c, wf)
             if w.kind == "discard" and self.rules["dian_pao_bu_zhun_hu"]:
                 raise self.fail("illegal_action", "dian_pao_bu_zhun_hu", "点炮不准胡: only flipped cards can be won")
         if ev.act == "chi":
+            if w.kind == "discard" and not self.chi_discard:
+                raise self.fail("illegal_action", "chi_position", f"a discard cannot be eaten: only a card turned up from "
+                                "the wall by oneself or one's 上家 (004 §3.打牌 2: 吃,上家或自己摸起的牌; option chi_discard)")
             if w.kind == "discard" and s != self.xia(w.src):
                 raise self.fail("out_of_turn", "chi_position", f"only the 下家 (seat {self.xia(w.src)}) may 吃 a discard (上家可碰不能吃)")
             if c in self.chou[s]:
@@ -468,11 +544,14 @@ class GuilinState(GameState):
             o = forced[0]
             if o.key[0] == R_SAO:
                 raise self.fail("missing_forced_action", o.rule, f"seat {o.seat} had to `{o.act}` {self.label(c)}")
+        if ev.act == "chi":
+            self.explain_chi_cards(ev, w)
 
     def explain_bad_event(self, ev: Event, w: Window, opts: list[Option]) -> None:
         if ev.act != "chi":
             return
         s = ev.seat
+        self.explain_chi_cards(ev, w, locked_only=True)
         own = sorted(ZIPAI.index(x) for x in ev.cards or [])
         choices = self.chi_choices(s, w.card)
         if any(tuple(own) == o for o, _ in choices):
@@ -480,12 +559,66 @@ class GuilinState(GameState):
             raise self.fail("illegal_action", "xia_bi",
                             f"吃 {self.label(w.card)} {shown} the hand owes (下比; with 比 it would be one of: "
                             f"{[[_codes(g) for g in bi] for o, bi in choices if tuple(own) == o][:3]}); the 吃 is cancelled (001 §技巧攻略 下张)")
+        self.explain_chi_cards(ev, w)
 
-    def _not_win_reason(self, s: int, c: int | None, wf: str | None) -> str:
+    def explain_chi_cards(self, ev: Event, w: Window, locked_only: bool = False) -> None:
+        """A 吃 of the open card refused for its own cards: one of a dealt 坎 (``kan_locked``: 起手摸到手上
+        的成坎的牌不能拆开作其它牌型, 001 §技巧攻略), or, under ``bi_without_group = blocks``, a copy of the
+        card left that forms no 吃 shape (``xia_bi``: 有比的情况下不比，吃的过程整体取消).
+
+        :raises RuleViolation: ``illegal_action`` naming that rule; nothing when neither applies.
+        """
+        s, c = ev.seat, w.card
+        h = self.hands[s]
+        used = [ZIPAI.index(x) for x in [*(ev.cards or []), *(x for g in ev.bi or [] for x in g)]]
+        locked = next((k for k in used if h[k] >= 3), None)
+        if locked is not None:
+            raise self.fail("illegal_action", "kan_locked", f"{self.label(locked)} is a dealt 坎 of seat {s}: it cannot "
+                            "be split into a 吃 (起手摸到手上的成坎的牌不能拆开作其它牌型, 001 §技巧攻略)")
+        if locked_only or not self.bi_blocks or c in self.chou[s]:
+            return
+        free = bytes(h).translate(_FREE)
+        own = tuple(sorted(used[:2]))
+        if any(o == own for o, _ in _chi_choices(c, free, min(sum(free), 12), False)):
+            raise self.fail("illegal_action", "xia_bi", f"吃 {self.label(c)}: a copy of it left in hand forms no 吃 shape, "
+                            "and under bi_without_group = blocks there is then no 吃 (下比: 有比的情况下不比，吃的过程整体取消, "
+                            "001 §技巧攻略 下张)")
+
+    def on_window_event(self, ev: Event) -> None:
+        """A claim that leaves out the seat's own forced act (开舵, 扫…, 放炮必胡 胡) for a lower one
+        (e.g. 吃 instead of 开舵) is ``missing_forced_action`` (001 §开舵 就要开舵; docs/rules/guilin.md
+        §Priority); a 胡 may replace a forced 开舵 (001 §开舵: 自己胡牌的话可以不开舵). Then the core's checks."""
+        w = self.window
+        if ev.act not in ("pass", "hu") and w is not None and w.kind != "start":
+            own = [o for o in w.of(ev.seat) if o.forced]
+            if own and not any(o.act == ev.act for o in own):
+                o = own[0]
+                raise self.fail("missing_forced_action", o.rule, f"seat {ev.seat} had to `{o.act}` {self.label(w.card)}: "
+                                f"its forced act cannot be left out for a `{ev.act}` of its own")
+        super().on_window_event(ev)
+
+    def refused_hu(self, ev: Event):
+        """The refusal of ``ev``, a 胡 by the seat that owes a discard (or skipped it) and has no
+        card to win on: after its forced act on that card, ``not_a_win`` (or 点炮不准胡 when the card
+        was a discard: the forced act does not change where it came from); else ``illegal_action``."""
+        s, fc = ev.seat, self.forced_card
+        if fc is not None and fc[0] == s and (ev.card is None or self.card(ev.card) == fc[1]):
+            if fc[2] == "discard" and not self.dian_pao_ok:
+                return self.fail("illegal_action", "dian_pao_bu_zhun_hu", f"点炮不准胡: {self.label(fc[1])} came from seat "
+                                 f"{fc[3]}'s discard; only flipped cards can be won, after a forced act too (001 §点炮不准胡规则)")
+            return self.not_a_win(s, None, None, f" after its forced `{fc[4]}`")
+        return self.fail("illegal_action", "hu", f"seat {s} has no card to win on now (it must discard)")
+
+    def not_a_win(self, s: int, c: int | None, wf: str | None, suffix: str = ""):
+        """The ``not_a_win`` refusal of ``s``'s 胡 on ``c`` (None: after a forced act). A complete
+        shape under the 10-胡 minimum carries ``detail={"points", "groups"}`` (spec §8 groups)."""
         sp = self.split(s, c, wf)
         if sp is None:
-            return f"seat {s}'s cards do not all form groups" + (f" with {self.label(c)}" if c is not None else "")
-        return f"seat {s}'s best split makes {sp.points} 胡, under the {sc.MIN_HU}-胡 minimum (001 §打10胡胡牌规则)"
+            return self.fail("not_a_win", "hu_shape", f"seat {s}'s cards do not all form groups"
+                             + (f" with {self.label(c)}" if c is not None else "") + suffix)
+        return self.fail("not_a_win", "hu_shape", f"seat {s}'s best split makes {sp.points} 胡, under the "
+                         f"{sc.MIN_HU}-胡 minimum (001 §打10胡胡牌规则)" + suffix,
+                         detail={"points": sp.points, "groups": sc.case_groups(sp.groups)})
 
     # -- settlement --------------------------------------------------------------------------
     def end_win(self, s: int, c: int | None, win_from: str | None, card_src: int | None, after_forced: bool = False) -> None:
@@ -555,12 +688,14 @@ class GuilinState(GameState):
         """
         if self.wall_left == 0:
             return [], 0
+        cards = self.wall[self.front:self.back] if self.xing_turns is None else self.xing_turns
         if self.rules["xing_mode"] == "shangzhongxia":
-            zhong = self.wall[self.front]
+            if not cards:
+                return [], 0
+            zhong = cards[0]
             return [zhong], sc.xing_count(zhong, held)
         turned, count = [], 0
-        for t in range(self.front, self.back):
-            card = self.wall[t]
+        for card in cards:
             target = sc.xing_kinds(card)[0] if self.rules["fanxing_offset"] else card
             turned.append(card)
             count += held[target]
@@ -657,8 +792,9 @@ class GuilinState(GameState):
                 evs.append(Event(seat=s, act="hu", card=ZIPAI.codes[self.after_forced[1]]))
             if self.skip_discard:
                 evs = [e for e in evs if e.act == "hu"]
-                if self.wall_left:
-                    evs.append(Event(seat=self.xia(s), act="draw", card=ZIPAI.codes[self.wall[self.front]]))
+            if (self.skip_discard or self.may_skip) and self.wall_left:
+                assert self.next_draw is not None
+                evs.append(Event(seat=self.next_draw, act="draw", card=ZIPAI.codes[self.wall[self.front]]))
             return evs
         w = self.window
         assert w is not None

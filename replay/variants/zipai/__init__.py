@@ -9,14 +9,8 @@ from __future__ import annotations
 
 from replay.cards import ZIPAI
 from replay.variants import _BASE, VariantSpec
-from replay.variants.guilin import _state
+from replay.variants.guilin import _position, _state
 from replay.variants.guilin.options import family_options
-
-
-def _score(case, rules):
-    from replay.variants.guilin.scoring import score_case
-
-    return score_case(case, rules)
 
 
 SPEC = VariantSpec(
@@ -28,5 +22,5 @@ SPEC = VariantSpec(
     options=family_options("zipai"),
     state=_state,
     hand_sizes=lambda n: (21, 20),  # 004 §3.打牌 1: 庄家抓21张，其余2家抓20张
-    scorer=_score,
+    position=_position,  # spec §8 score cases, judged by the engine (replay/judge.py)
 )
