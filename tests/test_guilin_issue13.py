@@ -391,3 +391,16 @@ def test_xing_multiplied_fen_parts():
     rec["rules"] = {"zimo_bonus": "double", "xing_multiplied": True, "score_parts": "fen"}
     del rec["result"]
     assert verdict(rec).computed["breakdown"] == {"hu_fen": 6, "xing_fen": 4}
+
+
+# -- every option is documented with its default ------------------------------------------------------
+@pytest.mark.parametrize("variant", ["guilin", "zipai"])
+def test_every_option_is_in_the_rules_doc_with_its_default(variant):
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "rules" / f"{variant}.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip().strip("`"): [c.strip().strip("`") for c in line.split("|")[2:-1]]
+            for line in doc.split("## Options", 1)[1].splitlines() if line.startswith("| `")}
+    for opt in variants.get(variant).options:
+        shown = json.dumps(opt.default) if not isinstance(opt.default, str) else opt.default
+        assert opt.name in rows and rows[opt.name][0] == shown, (opt.name, rows.get(opt.name))
