@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -16,23 +18,37 @@ from replay.record import utf8_text
 
 
 def print_report(report: IngestReport, console: Console) -> None:
-    """Print per-file and total counts of an ingest run as a rich table."""
-    t = Table(title=f"ingest → {utf8_text(report.warehouse)}", show_lines=False)
-    for name, just in [("file", "left"), ("lines", "right"), ("blank", "right"), ("read", "right"),
-                       ("有效 valid", "right"), ("无效 invalid", "right"), ("拒收 rejected", "right"),
-                       ("重复 duplicate", "right"), ("note", "left")]:
-        t.add_column(name, justify=just, overflow="fold")  # type: ignore[arg-type]
+    """Print per-file and total counts of an ingest run as a rich table that stays readable at 80
+    columns and in a pipe: one-word headers (the Chinese terms in the line under it), file names
+    whole on one line (cut with … only when the terminal is too narrow), a file's
+    note (why its reading stopped) on a line of its own under the table."""
+    t = Table(title=f"ingest → {utf8_text(report.warehouse)}", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
+              show_edge=False,
+              title_justify="left", caption="有效 valid · 无效 invalid · 拒收 rejected · 重复 duplicate",
+              caption_justify="left")
+    tot = report.total()
+    counts = ("lines", "blank", "read", "valid", "invalid", "rejected", "duplicate")
+    # a count column is as wide as its header or its total; the name gets what is left
+    widths = [max(len(c), len(str(getattr(tot, c)))) for c in counts]
+    names = [utf8_text(Path(f.path).name) for f in report.files]
+    # SIMPLE_HEAD, padding (0, 1), no edge: 3 characters between two columns (measured)
+    width = max(12, min(max(map(len, names), default=12), console.width - sum(widths) - 3 * len(widths) - 1))
+    t.add_column("file", justify="left", no_wrap=True, min_width=width, max_width=width)
+    for name, w in zip(counts, widths):
+        t.add_column(name, justify="right", no_wrap=True, min_width=w)
     many = len(report.files) > 20
     rows = report.files[:20] if many else report.files
     for f in rows:
-        t.add_row(utf8_text(Path(f.path).name), str(f.lines), str(f.blank), str(f.read), str(f.valid),
-                  str(f.invalid), str(f.rejected), str(f.duplicate), utf8_text(f.error or ""))
+        t.add_row(_cut(utf8_text(Path(f.path).name), width), str(f.lines), str(f.blank), str(f.read), str(f.valid),
+                  str(f.invalid), str(f.rejected), str(f.duplicate))
     if many:
-        t.add_row(f"… {len(report.files) - 20} more files", *[""] * 8)
-    tot = report.total()
+        t.add_row(f"… {len(report.files) - 20} more files", *[""] * 7)
     t.add_row("[bold]total", str(tot.lines), str(tot.blank), f"[bold]{tot.read}", str(tot.valid), str(tot.invalid),
-              str(tot.rejected), str(tot.duplicate), "")
+              str(tot.rejected), str(tot.duplicate))
     console.print(t)
+    for f in report.files:
+        if f.error:
+            console.print(f"note: {utf8_text(Path(f.path).name)}: {utf8_text(f.error)}", highlight=False, markup=False)
     for note in report.recovered:
         console.print(f"recovered: {note}", highlight=False)
     secs = max(report.seconds, 1e-9)
@@ -42,6 +58,11 @@ def print_report(report: IngestReport, console: Console) -> None:
                   f"rows written: " + ", ".join(f"{k} {v}" for k, v in sorted(report.rows.items())), highlight=False)
     if report.skipped:
         console.print(f"skipped {len(report.skipped)} files without a .jsonl/.jsonl.gz/.jsonl.zst suffix", highlight=False)
+
+
+def _cut(name: str, width: int) -> str:
+    """``name`` in at most ``width`` characters: its start, then … (a name is told by its start)."""
+    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 def ingest_cmd(
@@ -56,6 +77,8 @@ def ingest_cmd(
     scheduler: str | None = typer.Option(None, "--scheduler", metavar="ADDRESS",
                                          help="Dask scheduler address (tcp://host:8786); default: a local "
                                               "cluster of --workers processes."),
+    as_json: bool = typer.Option(False, "--json", help="Print the run's report (per file and total counts, rows "
+                                 "written) as one JSON object instead of the table."),
 ) -> None:
     """Replay game logs and write the Parquet warehouse (games, seats, actions, melds, xing, rejects).
 
@@ -98,7 +121,10 @@ def ingest_cmd(
     except OSError as e:  # e.g. the warehouse's parent is not writable (the staging folder goes there)
         console.print(f"[red]ingest failed: {e}[/red]", highlight=False)
         raise typer.Exit(1) from None
-    print_report(report, console)
+    if as_json:
+        typer.echo(json.dumps(report.to_json(), ensure_ascii=False, default=str))
+    else:
+        print_report(report, console)
 
 
 def compact_cmd(
