@@ -35,18 +35,17 @@ $(BENCH): pyproject.toml | $(VENV)/bin/python
 
 install: $(DEV)
 
-# The other seven variants, a few hundred games each (tongcheng_gezi at 4 and at 3 seats).
+# What the demo warehouse holds (dashboards/demo.py): GAMES 桂林字牌 games and VGAMES of every other
+# variant (通城個子牌 at 4 and 3 seats), each variant at its own tables, times and players; a second
+# guilin ruleset, the 2017 Guilin deals, the worked example; a disputed settlement and a tampered
+# game per variant, a few rejected lines, one `paipu tune` experiment. validate exits 1 on the
+# planted invalid games (2 would be a usage error).
 VGAMES ?= 300
-OTHERS := zipai yuanjiang_guihuzi tongcheng_gezi shangdaren sanjing_huapai wujing_huapai shuangbiegan_huapai
 
 demo: $(BASE)
 	rm -rf $(DEMO) && mkdir -p $(DEMO)
-	$(BIN)/paipu simulate --variant guilin --games $(GAMES) --seed $(SEED) --bots heuristic --out $(DEMO)/guilin-sim.jsonl
-	$(BIN)/paipu simulate --variant guilin --deals data/guilin-deals-2017.jsonl --seed $(SEED) --bots heuristic --out $(DEMO)/guilin-2017-deals.jsonl
-	for v in $(OTHERS); do $(BIN)/paipu simulate --variant $$v --games $(VGAMES) --seed $(SEED) --out $(DEMO)/$$v-sim.jsonl || exit 1; done
-	$(BIN)/paipu simulate --variant tongcheng_gezi --rules players=3 --games $(VGAMES) --seed $(SEED) --out $(DEMO)/tongcheng_gezi-3p-sim.jsonl
-	$(BIN)/paipu validate --quiet $(DEMO)/*.jsonl data/guilin-short.jsonl
-	$(BIN)/paipu ingest $(DEMO)/*.jsonl data/guilin-short.jsonl --warehouse $(WAREHOUSE)
+	$(BIN)/python -m dashboards.demo --out $(DEMO) --games $(GAMES) --vgames $(VGAMES) --seed $(SEED)
+	$(BIN)/paipu validate --quiet $(DEMO)/logs || test $$? -eq 1
 	$(BIN)/paipu report --warehouse $(WAREHOUSE)
 ifeq ($(SERVE),1)
 	$(BIN)/paipu dashboard --warehouse $(WAREHOUSE)

@@ -1,12 +1,18 @@
 """paipu dashboard (Streamlit): ``streamlit run dashboards/app.py -- --warehouse DIR`` or
 ``PAIPU_WAREHOUSE=DIR``; normally started by ``paipu dashboard --warehouse DIR``.
 
+Every page is of one variant at a time (the sidebar: variant, seat count, rulesets, UTC dates,
+valid-only, experiments), and the sidebar's filters are query parameters of every page
+(``?variant=V&seats=N&ruleset=R1,R2&from=YYYY-MM-DD&to=YYYY-MM-DD&valid=0&experiments=1``), kept as
+the reader moves between pages, so a view is shared by its link.
+
 Pages (url_path, deep-link parameters):
 
-- operators: 概览 Overview (``/overview``), 牌型与醒 Hand types (``/hand-types``), 调规则 Rule tuning
-  (``/tuning?variant=V&exp=ID`` or ``&mode=rulesets&a=R&b=R``), 公平性 Fairness (``/fairness``);
-- auditors: 对局审计 Game audit (``/audit?game=ID&step=N``; search ``?q=&player=&with=&table=&date=&code=&hand=``),
-  合谋线索 Collusion leads (``/collusion``);
+- operators: 概览 Overview (``/overview``, ``?grain=day|week|month``), 牌型与醒 Hand types
+  (``/hand-types``), 精·個子·定庄 Family figures (``/families``), 调规则 Rule tuning
+  (``/tuning?exp=ID`` or ``&mode=rulesets&a=R&b=R``), 公平性 Fairness (``/fairness``);
+- auditors: 对局审计 Game audit (``/audit?game=ID&step=N``; a rejected line ``?file=PATH&line=N``;
+  search ``?q=&player=&with=&table=&date=&code=&hand=``), 合谋线索 Collusion leads (``/collusion``);
 - players: 玩家 Player (``/player?player=ID``), 排行榜 Leaderboard (``/leaderboard?min=N&sort=KEY``).
 """
 

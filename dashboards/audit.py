@@ -359,6 +359,8 @@ def explanation(ex: dict[str, Any], deck: Deck) -> dict[str, Any]:
         add = " + ".join(f"{labels.name(labels.BREAKDOWN, k)} {v}" for k, v in w["add"])
         mul = " × ".join(f"{labels.name(labels.BREAKDOWN, k)} {v}" for k, v in w["mul"])
         body = (f"({add})" if add and mul and len(w["add"]) > 1 else add) + (" × " + mul if mul else "")
+        if "cap" in w:
+            return f"{body} = {w['uncapped']} → 封顶 cap {w['cap']} = {w['total']} {uu}"
         return f"{body} = {w['total']} {uu}"
 
     claimed_bd = next((t for t in ex.get("terms") or [] if t["term"].startswith("breakdown.")), None)

@@ -105,7 +105,7 @@ BREAKDOWN = {
     "tuo": "舵", "zimo": "自摸", "xing": "醒", "tianhu": "天胡", "dihu": "地胡", "sanlong_wukan": "三笼五坎",
     "haidi": "海底", "hu_fen": "胡分", "xing_fen": "醒分",  # 桂林字牌 / 字牌
     "xi": "息", "kan": "坎", "wai": "歪", "liu": "溜", "piao": "飘", "dan_wai": "单歪", "nei_yuan": "内圆",
-    "wai_yuan": "外圆", "baoting": "报听",  # 沅江鬼胡子
+    "wai_yuan": "外圆", "baoting": "报听", "cap": "封顶",  # 沅江鬼胡子
     "fen": "分", "bei": "倍",  # 通城個子牌
     "qi": "起", "jin": "進",  # 花牌
     **{k: HAND_TYPES[k] for k in ("pihu", "taihu", "taihu_fan", "qinghu", "qing_taihu", "kuhu", "kuhu_21", "heihu",
@@ -119,11 +119,13 @@ OPTIONS = {
     "fang_pao_bi_hu": "放炮必胡", "sanlong_wukan": "三笼五坎", "sanlong_wukan_long_as_kan": "笼算坎",
     "dealt_four": "起手四张", "xing_mode": "醒的翻法", "fanxing_offset": "翻醒加一", "score_parts": "分项",
     "sao_kai_duo_on_discard": "打出第四张开舵", "bi_without_group": "无组下比", "hu_triple": "胡牌成三张",
+    "chi_discard": "下家吃出牌", "xing_multiplied": "醒随倍数", "chong_duo_next": "重舵后谁摸牌",
     "chi_discard": "可吃打出的牌", "xing_multiplied": "醒也翻倍", "chong_duo_next": "重舵后谁摸牌",
     # 沅江鬼胡子
     "piao": "飘", "wei_display": "偎的亮法", "peng_on_flip": "翻牌可碰", "qihu_scope": "起胡条件",
     "dahu_combine": "大胡合计", "yuan_stack": "圆叠加", "piao_bonus": "飘加息", "flip_payer": "翻牌胡付分",
-    "baoting": "报听", "hanghang_with_menzi": "行行息含门子",
+    "baoting": "报听", "hanghang_with_menzi": "行行息含门子", "qihu_xi": "起胡息数", "xi_cap": "息封顶",
+    "jiudui_ban": "九对半", "peng_own_discard": "碰自己打出的牌",
     # 通城個子牌
     "players": "人数", "zimo_pay": "自摸付分", "special_base": "特殊牌型底分", "claim_order": "胡与碰的先后",
     "shidui_four": "十對含四张", "bu_pai": "补牌", "jian_kan": "撿牌成坎", "peng_gezi": "碰的個子",

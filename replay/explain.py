@@ -65,6 +65,7 @@ _YUANJIANG = {
     "terms": _cite({
         "xi": "5 硬息 (或大胡之息)", "kan": "坎 +5", "wai": "歪 +5", "liu": "溜 +5", "piao": "飘 +5",
         "dan_wai": "单歪 +5", "nei_yuan": "内圆 ×4", "wai_yuan": "外圆 ×2", "haidi": "海底 ×4", "baoting": "报听 ×4",
+        "cap": "封顶: 最多 xi_cap 息 (decision 15)",
     }, "003 §息数和算分; docs/rules/yuanjiang_guihuzi.md §息 and the score"),
 }
 _GEZI = {
@@ -106,12 +107,13 @@ RULE_LINES: dict[str, dict[str, dict[str, str]]] = {
 FORMULAS: dict[str, dict[str, Any]] = {
     # units = (sum of the "add" terms) × (product of the "mul" terms); a term in neither is added
     "yuanjiang_guihuzi": {"add": ("xi", "kan", "wai", "liu", "piao", "dan_wai"),
-                          "mul": ("nei_yuan", "wai_yuan", "haidi", "baoting"), "points": "units"},
+                          "mul": ("nei_yuan", "wai_yuan", "haidi", "baoting"), "cap": "cap", "points": "units"},
     "tongcheng_gezi": {"add": ("fen",), "mul": ("bei", "zimo"), "points": "groups"},
 }
 """How a variant's ``breakdown`` makes ``units`` and where ``points`` comes from ("groups": the sum of
-the split's group points; "units": the final figure itself, e.g. 沅江's 息). Variants not listed add
-every term (docs/rules: "adding up to units") and sum the groups."""
+the split's group points; "units": the final figure itself, e.g. 沅江's 息); ``cap``: the term that,
+when present, is the most the figure may be (沅江 ``xi_cap``). Variants not listed add every term
+(docs/rules: "adding up to units") and sum the groups."""
 
 
 def formula(variant: str) -> dict[str, Any]:
@@ -121,16 +123,21 @@ def formula(variant: str) -> dict[str, Any]:
 
 def worked_units(variant: str, breakdown: dict[str, Any] | None) -> dict[str, Any] | None:
     """The breakdown as a worked sum: ``{"add": [(term, value)], "mul": [(term, value)], "total"}``
-    (total = Σ add × Π mul); None without a breakdown. Non-integer values are left out."""
+    (total = Σ add × Π mul; with the variant's cap term present also ``uncapped`` and ``cap``, and
+    total = min of them); None without a breakdown. Non-integer values are left out."""
     if not isinstance(breakdown, dict) or not breakdown:
         return None
     f = formula(variant)
+    cap = f.get("cap")
     mul = [(k, v) for k, v in breakdown.items() if k in f["mul"] and isinstance(v, int)]
-    add = [(k, v) for k, v in breakdown.items() if k not in f["mul"] and isinstance(v, int)]
+    add = [(k, v) for k, v in breakdown.items() if k not in f["mul"] and k != cap and isinstance(v, int)]
     total = sum(v for _, v in add) if add else 1
     for _, v in mul:
         total *= v
-    return {"add": add, "mul": mul, "total": total}
+    out: dict[str, Any] = {"add": add, "mul": mul, "total": total}
+    if cap in breakdown and isinstance(breakdown[cap], int):
+        out.update(uncapped=total, cap=breakdown[cap], total=min(total, breakdown[cap]))
+    return out
 
 
 # --- the explanation ------------------------------------------------------------------------------

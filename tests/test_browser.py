@@ -1,6 +1,12 @@
 """The dashboard in a real browser: Debian's chromium driven by Playwright opens every page of the
-demo warehouse (deep links included), fails on any Streamlit exception shown on a page, and saves
-a screenshot of each under ``docs/screenshots/``.
+demo warehouse and a deep link of each kind, fails on any Streamlit exception shown on a page, and
+asserts what each page must show — the split table and the differing term on a disputed game, one
+variant in scope (and another from the URL), Chinese labels, the whole action list jumping to a
+step, and no table cut off at the right edge at 1,400 px. A screenshot of each lands in
+``build/screenshots/`` (``make test`` leaves the tracked tree unchanged); to refresh the ones in
+``docs/screenshots/`` on purpose::
+
+    PAIPU_SCREENSHOTS=docs/screenshots .venv/bin/python -m pytest tests/test_browser.py
 
 Skipped (with the reason) only when chromium or the ``playwright`` package is missing; CI installs
 both (``.ci/run``). ``playwright install`` is never needed: the system chromium is used.
@@ -14,6 +20,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -22,10 +29,13 @@ import pytest
 import demo_warehouse
 
 ROOT = Path(__file__).resolve().parent.parent
-SHOTS = ROOT / "docs" / "screenshots"
+SHOTS = Path(os.environ.get("PAIPU_SCREENSHOTS") or ROOT / "build" / "screenshots")
+if not SHOTS.is_absolute():
+    SHOTS = ROOT / SHOTS
 CHROMIUM = os.environ.get("PAIPU_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+WIDTH = 1400
 
 
 def _free_port() -> int:
@@ -56,14 +66,14 @@ def server(browser):
     demo = demo_warehouse.build()
     port = _free_port()
     env = {**os.environ, "PAIPU_WAREHOUSE": str(demo.warehouse)}
+    # `paipu dashboard` itself: the CLI's own address and port options
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboards" / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", "--", "--warehouse", str(demo.warehouse)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        [sys.executable, "-c", "from paipu.cli import main; main()", "dashboard", "--warehouse", str(demo.warehouse),
+         "--host", "127.0.0.1", "--port", str(port)], env={**env, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 90
         while True:
             try:
                 with urllib.request.urlopen(base + "_stcore/health", timeout=2) as r:
@@ -73,7 +83,7 @@ def server(browser):
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
                 out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-                pytest.fail(f"streamlit did not start:\n{out[-3000:]}")
+                pytest.fail(f"paipu dashboard did not start:\n{out[-3000:]}")
             time.sleep(0.3)
         yield base, demo
     finally:
@@ -84,21 +94,33 @@ def server(browser):
             proc.kill()
 
 
-def _pages(demo) -> list[tuple[str, str, str]]:
-    """(screenshot name, path and query, text the page must show)."""
+def _pages(demo) -> list[tuple[str, str, list[str]]]:
+    """(screenshot name, path and query, texts the page must show)."""
     exp = demo.tune.experiment
+    broken = urllib.parse.quote(str(demo.logs / "broken.jsonl"))
     return [
-        ("overview", "", "概览 Overview"),
-        ("hand-types", "hand-types", "牌型与醒"),
-        ("tuning-experiment", f"tuning?variant=guilin&exp={exp}", "成对牌局"),
+        ("overview", "", ["概览 Overview", "范围 scope: 桂林字牌 (guilin)", "走势 Over time", "各座位胡率"]),
+        ("overview-variant", "?variant=tongcheng_gezi&seats=3&grain=month",
+         ["范围 scope: 通城個子牌 (tongcheng_gezi) · 3 人 players", "one point per month", "平均個子 mean 個子"]),
+        ("hand-types", "hand-types", ["牌型与醒", "自摸 (zimo)", "胡 per win"]),
+        ("hand-types-shangdaren", "hand-types?variant=shangdaren", ["范围 scope: 上大人", "屁胡 (pihu)"]),
+        ("families", "families?variant=tongcheng_gezi", ["個子 Gezi", "有人胡 % games won"]),
+        ("tuning-experiment", f"tuning?variant=guilin&exp={exp}", ["成对牌局", "逢几进一舵 tuo_step: 5 → 3",
+                                                                 "差值一览 Differences at a glance"]),
         ("tuning-rulesets", f"tuning?variant=guilin&mode=rulesets&a=guilin-default&b={demo.double_ruleset}",
-         "zimo_bonus"),
-        ("fairness", "fairness", "发牌位置均匀性"),
-        ("audit-invalid", "audit?game=demo-bad-turn", "out_of_turn"),
-        ("audit-search", "audit?player=ring-a&with=ring-b", "找到 found"),
-        ("collusion", "collusion", "单向输送"),
-        ("player", "player?player=ring-a", "ring-a"),
-        ("leaderboard", "leaderboard?min=5&sort=net", "排行榜"),
+         ["自摸加舵 zimo_bonus: plus1 → double", "independent games"]),
+        ("fairness", "fairness", ["发牌位置均匀性", "与均匀洗牌相符"]),
+        ("audit-disputed", f"audit?game={demo.disputed['guilin']}",
+         ["结算争议 Why the settlement is disputed", "计算的胡牌拆分 The computed winning split", "规则 rule line",
+          "Where they part", "胡 points: 申报 claimed", "001 §玩法规则", "全部动作 All actions"]),
+        ("audit-invalid", f"audit?game={demo.tampered['guilin']}", ["out_of_turn", "此步违规 This step fails"]),
+        ("audit-step", "audit?game=example-guilin-1&step=4",
+         ["shown after step 4", "rest of the wall (18", "扫 sao"]),
+        ("audit-search", "audit?player=ring-a&with=ring-b", ["找到 found"]),
+        ("audit-reject", f"audit?file={broken}&line=1", ["拒收的行 Rejected line", "非 JSON bad_json", "{oops"]),
+        ("collusion", "collusion", ["单向输送", "线索 lead"]),
+        ("player", "player?player=ring-a", ["ring-a", "评分 Rating (openskill)", "近期走势"]),
+        ("leaderboard", "leaderboard?min=5", ["排行榜", "评分 = openskill"]),
     ]
 
 
@@ -106,12 +128,33 @@ def _open(page, url: str) -> None:
     """Go to ``url`` and wait until the script has finished and every chart has drawn (a screenshot
     taken earlier shows a skeleton)."""
     page.goto(url, wait_until="domcontentloaded")
+    _settle(page)
+
+
+def _settle(page) -> None:
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
     page.wait_for_selector('[data-testid="stMain"] h1', timeout=30_000)
     page.wait_for_function("""() => Array.from(document.querySelectorAll('[data-testid="stVegaLiteChart"]'))
                                  .filter(c => !c.closest('details:not([open])'))  // closed expanders never draw
                                  .every(c => c.querySelector('canvas, svg'))""", timeout=30_000)
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(400)
+
+
+_CLIPPED = """() => {
+    // a table is cut off when its content is wider than the room it is given: the data grid's own
+    // scroller, a static table's element, or the page itself
+    const out = [];
+    for (const el of document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')) {
+        if (el.scrollWidth - el.clientWidth > 1) out.push(`dataframe ${el.scrollWidth}>${el.clientWidth}`);
+    }
+    for (const el of document.querySelectorAll('[data-testid="stTable"]')) {
+        const t = el.querySelector('table') || el;
+        if (t.scrollWidth - el.clientWidth > 1) out.push(`table ${t.scrollWidth}>${el.clientWidth}`);
+    }
+    const d = document.documentElement;
+    if (d.scrollWidth - d.clientWidth > 1) out.push(`page ${d.scrollWidth}>${d.clientWidth}`);
+    return out;
+}"""
 
 
 def _shot(page, path: Path) -> None:
@@ -128,33 +171,47 @@ def _shot(page, path: Path) -> None:
 
 
 def test_every_page_in_a_browser(browser, server):
-    """Every page renders without a Streamlit exception and shows its content (deep links
-    honoured); a link from the player page opens the game in the audit page; at phone width
-    (390 px) pages fit the screen. Screenshots land in docs/screenshots/."""
+    """Every page (and a deep link of each kind) renders without a Streamlit exception and shows
+    what it must; no table is cut off at 1,400 px; picking a row of the action list jumps to that
+    step; a link from the player page opens the game in the audit page; at phone width (390 px)
+    pages fit the screen. Screenshots land in ``SHOTS``."""
     base, demo = server
     SHOTS.mkdir(parents=True, exist_ok=True)
-    ctx = browser.new_context(viewport={"width": 1440, "height": 900}, locale="zh-CN")
+    ctx = browser.new_context(viewport={"width": WIDTH, "height": 900}, locale="zh-CN")
     page = ctx.new_page()
     problems = []
-    for name, path, must in _pages(demo):
+    for name, path, musts in _pages(demo):
         _open(page, base + path)
         exc = page.locator('[data-testid="stException"]')
         if exc.count():
             problems.append(f"{name}: {exc.first.inner_text()[:500]}")
         body = page.locator('[data-testid="stMain"]').inner_text()
-        if must not in body:
-            problems.append(f"{name}: expected {must!r} on the page")
+        problems += [f"{name}: expected {m!r} on the page" for m in musts if m not in body]
         if "not one of the choices" in body:
             problems.append(f"{name}: a deep-link parameter was not recognised")
+        if "variant=" not in page.url:
+            problems.append(f"{name}: the variant in scope is not in the URL ({page.url})")
+        problems += [f"{name}: cut off at {WIDTH} px: {c}" for c in page.evaluate(_CLIPPED)]
         _shot(page, SHOTS / f"{name}.png")
     assert not problems, "\n".join(problems)
+
+    # the whole action list: picking a row (its selection box, at the grid's left edge) jumps there
+    _open(page, base + f"audit?game={demo.tampered['guilin']}")
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    box = grid.bounding_box()
+    assert box is not None
+    row_h = 35
+    page.mouse.click(box["x"] + 14, box["y"] + row_h + 2 * row_h + row_h / 2)  # the third row: step 2
+    page.wait_for_function("() => location.search.includes('step=2')", timeout=30_000)
+    _settle(page)
+    assert "第 2 步 step 2" in page.locator('[data-testid="stMain"]').inner_text()
 
     # the player page's links carry query_params: one opens that game in the audit page
     _open(page, base + "player?player=ring-a")
     page.locator('[data-testid="stPageLink"] a').filter(has_text=demo.ring_games[-1]).first.click()
-    page.wait_for_url("**/audit?game=*", timeout=30_000)
+    page.wait_for_url("**/audit?*game=*", timeout=30_000)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
-    page.wait_for_function("id => document.querySelector('[data-testid=\"stMain\"]').innerText.includes('对局 Game ' + id)",
+    page.wait_for_function("id => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(id)",
                            arg=demo.ring_games[-1], timeout=30_000)
     assert not page.locator('[data-testid="stException"]').count()
     ctx.close()
@@ -169,3 +226,31 @@ def test_every_page_in_a_browser(browser, server):
         assert overflow <= 1, f"{name}: {overflow}px wider than the screen"
         _shot(page, SHOTS / f"{name}.png")
     ctx.close()
+
+
+def test_dashboard_listens_on_localhost_by_default(monkeypatch, tmp_path):
+    """``paipu dashboard`` binds 127.0.0.1 and port 8501 unless --host / --port say otherwise (the
+    command it becomes)."""
+    import typer
+    from typer.testing import CliRunner
+
+    from dashboards import cli
+
+    seen = {}
+
+    def fake_execve(exe, cmd, env):
+        seen["cmd"] = cmd
+        raise typer.Exit(0)
+
+    monkeypatch.setattr(cli.os, "execve", fake_execve)
+    app = typer.Typer()
+    app.command()(cli.dashboard_cmd)
+
+    def served(*args: str) -> tuple[str, str]:
+        res = CliRunner().invoke(app, ["--warehouse", str(tmp_path), *args])
+        assert res.exit_code == 0, res.output
+        cmd = seen.pop("cmd")
+        return cmd[cmd.index("--server.address") + 1], cmd[cmd.index("--server.port") + 1]
+
+    assert served() == ("127.0.0.1", "8501")
+    assert served("--host", "0.0.0.0", "--port", "9000") == ("0.0.0.0", "9000")

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from replay import variants
-from replay.explain import RULE_LINES, explain
+from replay.explain import RULE_LINES, explain, worked_units
 from replay.simulator import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,3 +122,16 @@ def test_every_variant_worked_sum_matches_its_settlement(variant):
             break
     assert seen, f"no simulated win of {variant}"
     assert set(RULE_LINES) >= {variant}
+
+
+def test_worked_sums_follow_each_variants_formula():
+    """docs/rules: 沅江 points = (xi + bonuses) × factors, at most the cap (xi_cap); 個子 units =
+    fen × bei (× zimo); elsewhere the terms add up."""
+    yj = {"xi": 50, "kan": 5, "wai": 0, "liu": 0, "piao": 0, "dan_wai": 0, "nei_yuan": 4, "wai_yuan": 1, "haidi": 1,
+          "baoting": 1}
+    assert worked_units("yuanjiang_guihuzi", yj)["total"] == 220
+    capped = worked_units("yuanjiang_guihuzi", {**yj, "cap": 200})
+    assert (capped["uncapped"], capped["cap"], capped["total"]) == (220, 200, 200)
+    assert worked_units("tongcheng_gezi", {"fen": 2, "bei": 3, "zimo": 3})["total"] == 18
+    assert worked_units("shangdaren", {"pihu": 2, "pengpeng": 2})["total"] == 4
+    assert worked_units("guilin", None) is None

@@ -376,7 +376,7 @@ def test_fairness_on_the_demo(monkeypatch, demo):
     at = _open(monkeypatch, demo.warehouse, "screens/fairness.py")
     assert not at.error
     assert sum("Consistent with a uniform shuffle" in s.value for s in at.success) == 2
-    adv = _frame(at, "庄家胡率 dealer win rate")
+    adv = _frame(at, "庄家胡率 [95%]")
     assert set(adv["规则集 ruleset"]) == {"guilin-default", demo.double_ruleset}
 
 

@@ -132,11 +132,17 @@ with st.expander("搜索对局 Search games", expanded=searching or not game):
                 pl.col("hand_types").list.eval(pl.element().map_elements(labels.hand_type, return_dtype=pl.String))
                 .list.join(" "),
             ).select(pl.col("game_id").alias("对局 game"), pl.col("started_at").alias("开始 started"),
-                     pl.col("players").alias("玩家 players"), pl.col("valid").alias("有效 valid"),
-                     pl.col("error_code").alias("错误 error"), pl.col("outcome").alias("结果 outcome"),
-                     pl.col("hand_types").alias("牌型 hand types"), pl.col("points").alias("胡/息 points"),
-                     pl.col("table_id").alias("牌桌 table"), pl.col("ruleset_id").alias("规则集 ruleset")),
-                hide_index=True, column_config={"对局 game": st.column_config.LinkColumn(display_text=r"game=(.*)$")})
+                     pl.col("players").alias("玩家 players"),
+                     pl.col("error_code").fill_null("✓ valid").alias("裁定 verdict"), pl.col("outcome").alias("结果"),
+                     pl.col("hand_types").alias("牌型 hand types"), pl.col("points").alias("胡/息"),
+                     pl.col("table_id").alias("牌桌 table")),
+                hide_index=True, column_config={
+                    "对局 game": st.column_config.LinkColumn(display_text=r"game=(.*)$", width=170),
+                    "玩家 players": st.column_config.TextColumn(width=180),
+                    "裁定 verdict": st.column_config.TextColumn(width=90), "结果": st.column_config.TextColumn(width=50),
+                    "牌型 hand types": st.column_config.TextColumn(width=110),
+                    "胡/息": st.column_config.NumberColumn(width=50), "开始 started": st.column_config.TextColumn(width=125),
+                    "牌桌 table": st.column_config.TextColumn(width=100)})
         if found_rej.height:
             st.markdown("**拒收的行 Rejected lines** — 点选一行查看原文 pick a row to open the line as stored")
             ss["_audit_rejects_rows"] = list(zip(found_rej["source_file"].to_list(), found_rej["source_line"].to_list()))

@@ -54,6 +54,8 @@ else:
              pl.col("paid").alias("付出"), pl.col("share").alias("占其放炮 %"),
              pl.col("p_value").alias("p"), "对局 games"),
         hide_index=True, column_config={"对局 games": st.column_config.LinkColumn(display_text="搜索 search →")})
+    st.caption("机会 chances · 期望 expected · 付出 units paid · 占其放炮 % share of the feeder's 放炮 · p the chance of "
+               "that many or more under fair play.")
 
 st.subheader("同桌过多 Pairs who sit together unusually often")
 pairs, n_pairs = ui.call(c.path, c.layout, "collusion.pairs_together", f, 3, 50)
@@ -76,3 +78,5 @@ else:
              pl.col("ratio").alias("倍数 ×"), pl.col("net_p1").alias("A 得分"),
              pl.col("p_value").alias("p"), "对局 games"),
         hide_index=True, column_config={"对局 games": st.column_config.LinkColumn(display_text="搜索 search →")})
+    st.caption("同桌场 sessions together · 同桌局 games together · 期望 expected · 倍数 × how many times the "
+               "expectation · A 得分 A's net score in those games.")

@@ -105,12 +105,13 @@ if not adv.height:
     st.caption("没有算出结果的对局 No decided games in scope.")
 else:
     st.dataframe(pl.DataFrame([{
-        "玩法 variant": labels.zh(labels.VARIANTS, r["variant"]), "规则集 ruleset": r["ruleset_id"],
-        "局 games": r["games"], "庄家胡率 dealer win rate": ui.fmt(r["dealer_rate"]),
-        "95%": ui.ci((r["dealer_lo"], r["dealer_hi"])), "闲家每座胡率 per other seat": ui.fmt(r["other_rate"]),
-        "均分 fair share": ui.fmt(r["fair"]), "庄 − 闲 dealer − other": ui.fmt(r["diff"], signed=True),
-        "差值 95%": ui.ci((r["diff_lo"], r["diff_hi"]), signed=True),
-        "庄家平均得分 dealer mean score": f"{ui.fmt(r['dealer_mean'], 'mean')} {ui.ci((r['mean_lo'], r['mean_hi']), 'mean')}",
+        "规则集 ruleset": r["ruleset_id"], "人数": r["n_seats"], "局 games": r["games"],
+        "庄家胡率 [95%]": f"{ui.fmt(r['dealer_rate'])} {ui.ci((r['dealer_lo'], r['dealer_hi']))}",
+        "闲家每座 per seat": ui.fmt(r["other_rate"]), "均分 fair": ui.fmt(r["fair"]),
+        "庄 − 闲 [95%]": f"{ui.fmt(r['diff'], signed=True)} {ui.ci((r['diff_lo'], r['diff_hi']), signed=True)}",
+        "庄家均分 dealer mean": f"{ui.fmt(r['dealer_mean'], 'mean')} {ui.ci((r['mean_lo'], r['mean_hi']), 'mean')}",
     } for r in adv.iter_rows(named=True)]), hide_index=True)
+    st.caption("庄家胡率 dealer win rate; 闲家每座 each other seat's win rate; 均分 fair = 1 / 人数; 庄 − 闲 the "
+               "difference (Newcombe 95%); 庄家均分 the dealer's mean score a game (95%).")
     st.caption("庄家多摸一张牌，胡率高于均分是规则本身的结果，不是洗牌问题 — the dealer starts with an extra card, so a "
                "win rate above the fair share comes from the rules, not the shuffle.")

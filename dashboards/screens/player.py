@@ -191,8 +191,8 @@ if opp.height:
             pl.col("opponent").map_elements(lambda p: ui.url("audit", player=player, **{"with": p}),
                                             return_dtype=pl.String).alias("同桌对局 games together"),
         ).select("玩家 player", pl.col("games").alias("同桌 games"), pl.col("my_wins").alias("我胡 my wins"),
-                 pl.col("their_wins").alias("对方胡 their wins"), pl.col("my_net").alias("我的得分 my net"),
-                 pl.col("i_fed").alias("我放炮给对方 I fed"), pl.col("they_fed").alias("对方放炮给我 they fed"),
+                 pl.col("their_wins").alias("对方胡 theirs"), pl.col("my_net").alias("我的得分 my net"),
+                 pl.col("i_fed").alias("我放炮 I fed"), pl.col("they_fed").alias("对方放炮 they fed"),
                  "同桌对局 games together"),
         hide_index=True,
         column_config={

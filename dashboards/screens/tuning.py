@@ -153,7 +153,7 @@ def _table(df: pl.DataFrame) -> pl.DataFrame:
             "判断 verdict": VERDICT[r["note"]],
         }
         if spread:
-            row["标准差 sd A / B"] = (f"{ui.fmt(r['sd_a'], 'mean')} / {ui.fmt(r['sd_b'], 'mean')}"
+            row["sd A / B"] = (f"{ui.fmt(r['sd_a'], 'mean')} / {ui.fmt(r['sd_b'], 'mean')}"
                                    if kind == "mean" else "—")
         rows.append(row)
     return pl.DataFrame(rows)
@@ -166,7 +166,7 @@ for section, title in aq.SECTIONS.items():
     st.subheader(title)
     if section == "hand_type":
         part = part.head(12)
-    st.dataframe(_table(part), hide_index=True)
+    st.dataframe(_table(part), hide_index=True, column_config={"n": st.column_config.TextColumn(width=70)})
     if section == "outcome":
         seats = part.filter(pl.col("metric").str.ends_with("_win"))
         long = pl.concat([
