@@ -122,6 +122,21 @@ def test_score_sao_chuan_that_completes_the_hand_wins():
     assert {"kind": "dui", "cards": ["x9", "x9"], "points": 0} in groups
 
 
+def test_score_under_the_minimum_after_the_forced_sao_chuan_and_the_waits():
+    # 扫 小八 + 四五六 九九, own flip 小八: 扫穿 小 9 + 四五六 0 + pair 九九 0 = 9 胡, complete but under
+    # 10: no win, 9 points and the split (the refusal's detail). The waits on one's own flips:
+    # 小八 → that 9; 小九 → forced 扫 小九 3 + 扫 小八 3 + 四五六 = 6; 玖 → 搭 九九玖 0 + 扫 3 = 3.
+    c = case("x4 x5 x6 x9 x9", [("sao", "x8 x8 x8")], "x8")
+    out = score_case(c)
+    assert (out["win"], out["points"], out["units"]) == (False, 9, None)
+    assert out["groups"] == [{"kind": "sao_chuan", "cards": ["x8"] * 4, "points": 9},
+                             {"kind": "shunzi", "cards": ["x4", "x5", "x6"], "points": 0},
+                             {"kind": "dui", "cards": ["x9", "x9"], "points": 0}]
+    del c["win_card"]
+    assert score_case(c) == {"waits": [{"card": "x8", "points": 9, "win": False}, {"card": "x9", "points": 6, "win": False},
+                                       {"card": "d9", "points": 3, "win": False}]}
+
+
 # Seat 1 holds 小八 小八, flips 小八 (扫, forced), discards 玖; later flips the 4th 小八.
 D1_ACTS = [A(0, "discard", "d10"), A(1, "draw", "x8"), A(1, "sao", "x8", "x8 x8"), A(1, "discard", "d9"),
            A(2, "draw", "d8"), A(0, "draw", "d8"), A(1, "draw", "x8")]
@@ -246,7 +261,8 @@ def test_dian_pao_bu_zhun_hu_holds_after_a_forced_kai_duo():
 def test_no_simulated_win_on_a_discard_under_dian_pao_bu_zhun_hu():
     # paipu tune --b dian_pao_bu_zhun_hu=true --seed 3: before the fix, 4 of the first 104 wins were
     # 点炮 (a forced 开舵 on a discard, then 胡)
-    kinds = Counter(replay_record(rec).facts["win_kind"] for rec in simulate("guilin", 120, 3, rules={"dian_pao_bu_zhun_hu": True}))
+    games = simulate("guilin", 120, 3, rules={"dian_pao_bu_zhun_hu": True})
+    kinds = Counter(replay_record(rec).facts["win_kind"] for rec in games)
     assert kinds["dianpao"] == 0 and kinds["zimo"] + kinds["flip"] >= 90, kinds
 
 

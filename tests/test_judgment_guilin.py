@@ -20,7 +20,6 @@ import random
 from collections import Counter
 from functools import lru_cache
 
-import msgspec
 import pytest
 
 from replay import variants
@@ -29,7 +28,7 @@ from replay.errors import RuleViolation
 from replay.judge import fork
 from replay.options import make_ruleset
 from replay.record import Event
-from replay.replayer import replay_line, replay_record
+from replay.replayer import replay_record
 from replay.score import score_case
 from replay.simulator import simulate
 from replay.variants.guilin.position import score_case_of
