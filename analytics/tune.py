@@ -4,9 +4,10 @@ Both arms use the simulator with the same seed, so deal *i* is the same shuffle 
 bot draws from the same random stream in both arms; only the rules differ. Each record gets the
 extensions ``x_experiment`` (the experiment id), ``x_arm`` (``a``/``b``) and ``x_deal`` (the deal
 index, the pairing key), and its own ``game_id``/``table_id`` (``<experiment>-<arm>-…``) so the arms
-never collide. Both runs are written as JSON Lines under ``<warehouse>/_experiments/<id>/``
-(outside every table glob), ingested with :func:`ingest.run.ingest`, and compared deal by deal
-with :func:`analytics.queries.compare`.
+never collide. Both runs are written as JSON Lines under ``<experiments>/<id>/`` (``paipu tune``:
+``build/experiments``, outside ``build/demo``, which ``make demo`` deletes; :func:`run`'s default:
+``<warehouse>/_experiments``, outside every table glob), ingested with :func:`ingest.run.ingest`,
+and compared deal by deal with :func:`analytics.queries.compare`.
 
 The experiment id hashes (variant, A, B, games, seed, bots): running the same experiment again
 rewrites the same files, and ingest replaces their shards instead of adding rows.
@@ -14,6 +15,7 @@ rewrites the same files, and ingest replaces their shards instead of adding rows
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -30,6 +32,7 @@ from rich.table import Table
 from rich.text import Text
 
 from analytics import queries as q
+from replay.progress import Meter
 from replay.workers import process_pool
 
 EXPERIMENTS = "_experiments"
@@ -70,17 +73,23 @@ def _play_chunk(args: tuple) -> tuple[list[bytes], list[bytes]]:
 
 
 def play(variant: str, rules_a: Mapping[str, Any], rules_b: Mapping[str, Any], games: int, seed: int,
-         bots: str, experiment: str, workers: int = 1) -> tuple[list[bytes], list[bytes]]:
-    """Both arms' JSON lines (deal order), played in ``workers`` processes."""
+         bots: str, experiment: str, workers: int = 1, meter: Meter | None = None) -> tuple[list[bytes], list[bytes]]:
+    """Both arms' JSON lines (deal order), played in ``workers`` processes; ``meter`` counts the
+    deals as their chunks finish."""
     workers = max(1, workers)
-    size = max(1, min(250, -(-games // workers)))
+    size = max(1, min(250, -(-games // (4 * workers))))  # ≥ 4 chunks a worker: the progress moves
     chunks = [(variant, dict(rules_a), dict(rules_b), seed, bots, s, min(size, games - s), experiment)
               for s in range(0, games, size)]
-    if workers == 1 or len(chunks) == 1:
-        parts = list(map(_play_chunk, chunks))
-    else:
-        with process_pool(min(workers, len(chunks))) as pool:
-            parts = list(pool.map(_play_chunk, chunks))
+    parts = []
+    with contextlib.ExitStack() as stack:
+        if workers == 1 or len(chunks) == 1:
+            done: Any = map(_play_chunk, chunks)
+        else:
+            done = stack.enter_context(process_pool(min(workers, len(chunks)))).map(_play_chunk, chunks)
+        for part in done:
+            parts.append(part)
+            if meter is not None:
+                meter.advance(len(part[0]))
     return [ln for a, _ in parts for ln in a], [ln for _, b in parts for ln in b]
 
 
@@ -117,10 +126,13 @@ class TuneResult:
 
 
 def run(variant: str, a: str, b: str, games: int, seed: int, warehouse: Path, *, bots: str = "heuristic",
-        workers: int = 0, console: Console | None = None) -> TuneResult:
+        workers: int = 0, console: Console | None = None, experiments: Path | None = None) -> TuneResult:
     """Play, write, ingest and compare one experiment (see the module docstring).
 
     :param a: ruleset A as ``OPT=VAL[,…]`` (empty: the variant's defaults); same for ``b``.
+    :param experiments: the folder of the experiments' JSON Lines (default: ``<warehouse>/_experiments``;
+        ``paipu tune`` passes ``build/experiments``, which ``make demo``'s rebuild of the warehouse keeps).
+    :param console: where the progress goes (None: no progress).
     :raises ValueError: unknown or unimplemented variant, an option or value not allowed, A equal to B,
         or ``games`` < 1.
     """
@@ -143,10 +155,11 @@ def run(variant: str, a: str, b: str, games: int, seed: int, warehouse: Path, *,
         raise ValueError(f"ruleset A and ruleset B are the same ({rs_a}): nothing to compare")
     exp = experiment_id(variant, rules_a, rules_b, games, seed, bots)
     warehouse = Path(warehouse).expanduser().resolve()
-    folder = warehouse / EXPERIMENTS / exp
+    folder = (Path(experiments).expanduser().resolve() if experiments is not None else warehouse / EXPERIMENTS) / exp
     folder.mkdir(parents=True, exist_ok=True)
     workers = workers or os.cpu_count() or 1
-    lines_a, lines_b = play(variant, rules_a, rules_b, games, seed, bots, exp, workers)
+    with Meter(f"tune {variant}", games, "deals", console=console, enabled=console is not None) as meter:
+        lines_a, lines_b = play(variant, rules_a, rules_b, games, seed, bots, exp, workers, meter)
     files = [folder / "a.jsonl", folder / "b.jsonl"]
     _write(files[0], lines_a)
     _write(files[1], lines_b)
@@ -216,8 +229,9 @@ def print_result(res: TuneResult, console: Console, hand_types: int = 8) -> None
                   fmt_value(r["diff"], r["kind"], diff=True), fmt_interval(r["lo"], r["hi"], r["kind"]),
                   _NOTES[r["note"]], style=style)
     console.print(t)
-    console.print(Text(f"written: {res.files[0].parent}  (ingested into {res.ingest.warehouse})", style="dim"),
-                  soft_wrap=True)
+    console.print(Text(f"written: {res.files[0].parent}  (ingested into {res.ingest.warehouse}; after a rebuild "
+                       f"of that warehouse, `paipu ingest {res.files[0].parent.parent} --warehouse "
+                       f"{res.ingest.warehouse}` brings the experiments back)", style="dim"), soft_wrap=True)
 
 
 def tune_cmd(
@@ -228,6 +242,9 @@ def tune_cmd(
     seed: int = typer.Option(1, "--seed"),
     warehouse: Path = typer.Option(Path("build/demo/warehouse"), "--warehouse",
                                    help="warehouse to write the experiment into"),
+    experiments: Path = typer.Option(Path("build/experiments"), "--experiments",
+                                     help="folder for the experiment's logs (outside build/demo, so `make demo`, "
+                                          "which rebuilds the demo warehouse, leaves them)"),
     bots: str = typer.Option("heuristic", "--bots", help="heuristic or random"),
     workers: int = typer.Option(0, "--workers", help="processes (0 = all cores)"),
     as_json: Optional[Path] = typer.Option(None, "--json", help="also write the comparison as JSON here"),
@@ -240,7 +257,7 @@ def tune_cmd(
     console = Console(highlight=False)
     try:
         res = run(variant, a, b, games, seed, warehouse, bots=bots, workers=workers,
-                  console=Console(stderr=True))
+                  console=Console(stderr=True), experiments=experiments)
     except ValueError as e:
         console.print(Text(f"paipu tune: {e}", style="red"))
         raise typer.Exit(2)

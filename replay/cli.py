@@ -252,13 +252,21 @@ def simulate_cmd(
         lines = [msgspec.json.encode(r) for r in simulate(variant, len(recorded), seed, bots, overrides, deals=recorded)]
     else:
         workers = workers or os.cpu_count() or 1
-        size = max(8, min(496, -(-games // workers // 8) * 8))  # whole tables of 8 games per chunk
+        # whole tables of 8 games per chunk, small enough for the progress to move (≥ 4 chunks a worker)
+        size = max(8, min(496, -(-games // (4 * workers) // 8) * 8))
         chunks = [(variant, min(size, games - s), seed, bots, overrides, s) for s in range(0, games, size)]
-        if workers == 1 or len(chunks) == 1:
-            lines = [ln for part in map(_sim_chunk, chunks) for ln in part]
-        else:
-            with process_pool(workers) as pool:
-                lines = [ln for part in pool.map(_sim_chunk, chunks) for ln in part]
+        lines = []
+        with Meter(f"simulate {variant}", games) as meter:
+            if workers == 1 or len(chunks) == 1:
+                parts: Any = map(_sim_chunk, chunks)
+                for part in parts:
+                    lines += part
+                    meter.advance(len(part))
+            else:
+                with process_pool(workers) as pool:
+                    for part in pool.map(_sim_chunk, chunks):  # in order, each as soon as it is done
+                        lines += part
+                        meter.advance(len(part))
     tmp = out.with_name(out.name + ".tmp")
     with open(tmp, "wb") as fh:
         for ln in lines:
