@@ -420,3 +420,13 @@ def test_every_option_is_in_the_rules_doc_with_its_default(variant):
     for opt in variants.get(variant).options:
         shown = json.dumps(opt.default) if not isinstance(opt.default, str) else opt.default
         assert opt.name in rows and rows[opt.name][0] == shown, (opt.name, rows.get(opt.name))
+
+
+def test_score_of_a_dealt_hand():
+    # "win_card": null is the start window: 天胡 for the dealer only (001 §玩法规则). 一二三 3 + 壹贰叁 6
+    # + 贰柒拾 6 + four 0-胡 runs = 15 胡 → 2 舵, 天胡 ×2 = 4 units. The same cards of a seat that
+    # does not deal are no win (the old scorer called them one, with no hand type).
+    hand = "x1 x2 x3 x4 x5 x6 x7 x8 x9 d1 d2 d3 d2 d7 d10 d4 d5 d6 d7 d8 d9"
+    assert scored(case(hand, win_card=None, dealer=True)) == (True, 15, 4, ["tianhu"])
+    out = score_case(case(hand, win_card=None))
+    assert out["win"] is False and "does not deal" in out["reason"]

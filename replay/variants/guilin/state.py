@@ -515,6 +515,13 @@ class GuilinState(GameState):
 
     # -- errors in words ---------------------------------------------------------------------
     def explain_missing_option(self, ev: Event, w: Window, mine: list[Option]) -> None:
+        if w.kind == "start" and ev.act == "hu" and ev.card is None:  # 天胡 / 三笼五坎 not offered
+            s = ev.seat
+            if s == self.dealer:
+                raise self.not_a_win(s, None, None, " (天胡: the dealer's dealt hand)")
+            raise self.fail("not_a_win", "qi_shou_hu", f"seat {s} does not deal: at the start only the dealer's 天胡 "
+                            "or a 三笼五坎 (three dealt fours or five dealt 坎) wins (001 §玩法规则)"
+                            + ("" if self.rules["sanlong_wukan"] else "; 三笼五坎 is off (option sanlong_wukan)"))
         if w.kind == "start" or ev.card is None:
             return
         c = w.card
