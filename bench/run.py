@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import BUILD, RESULTS, ROOT, cpus, loadavg, machine
+from replay.progress import Meter
 
 SECTIONS = ("replay", "scorer", "ingest", "queries")
 
@@ -316,22 +317,29 @@ def run(cfg: Config) -> dict[str, Any]:
     meta = {**machine(), "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "loadavg_start": loadavg(), "config": asdict(cfg), "workers": workers}
     results: dict[str, Any] = {"meta": meta}
-    _say(f"yardstick (python-chess, {cfg.chess_games} games); load {meta['loadavg_start']}")
-    y0 = run_yardstick(cfg, workers)
-    if "replay" in cfg.only:
-        _say(f"replay: corpora of {cfg.games} games per variant")
-        results["replay"] = run_replay(cfg, workers)
-    if "scorer" in cfg.only:
-        _say(f"scorer: {cfg.hands} hands")
-        results["scorer"] = run_scorer(cfg)
-    if "ingest" in cfg.only:
-        _say(f"ingest: {cfg.ingest_games} guilin games with 1 and 2 workers")
-        results["ingest"] = run_ingest(cfg)
-    if "queries" in cfg.only:
-        _say(f"queries: warehouse of {cfg.warehouse_games} games")
-        results["queries"] = run_queries(cfg, results.get("replay"))
-    _say("yardstick again")
-    y1 = run_yardstick(cfg, workers)
+    sections = [s for s in SECTIONS if s in cfg.only]
+    # progress by section, redrawn only between them: a refresh thread would slow what is timed
+    with Meter("bench", len(sections) + 2, "sections", refresh=False) as meter:
+        _say(f"yardstick (python-chess, {cfg.chess_games} games); load {meta['loadavg_start']}")
+        y0 = run_yardstick(cfg, workers)
+        meter.advance()
+        for section in sections:
+            if section == "replay":
+                _say(f"replay: corpora of {cfg.games} games per variant")
+                results["replay"] = run_replay(cfg, workers)
+            elif section == "scorer":
+                _say(f"scorer: {cfg.hands} hands")
+                results["scorer"] = run_scorer(cfg)
+            elif section == "ingest":
+                _say(f"ingest: {cfg.ingest_games} guilin games with 1 and 2 workers")
+                results["ingest"] = run_ingest(cfg)
+            else:
+                _say(f"queries: warehouse of {cfg.warehouse_games} games")
+                results["queries"] = run_queries(cfg, results.get("replay"))
+            meter.advance()
+        _say("yardstick again")
+        y1 = run_yardstick(cfg, workers)
+        meter.advance()
     ply = (y0["plies_per_s"] + y1["plies_per_s"]) / 2  # the mean of the start and the end of the run
     results["yardstick"] = {**y1, "plies_per_s": ply, "start_plies_per_s": y0["plies_per_s"],
                             "end_plies_per_s": y1["plies_per_s"]}

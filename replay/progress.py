@@ -28,13 +28,16 @@ class Meter:
     :param unit: the name of what is counted (``count`` of :meth:`advance`), e.g. ``"games"``.
     :param console: where to show it (default: stderr).
     :param enabled: False shows nothing (a library call).
+    :param refresh: False: the bar is redrawn only at :meth:`advance`, with no refresh thread (for
+        a benchmark, which such a thread would slow down).
 
     Use as a context manager; :meth:`advance` after each finished part.
     """
 
     def __init__(self, what: str, total: int | None, unit: str = "games", *, console: Console | None = None,
-                 enabled: bool = True) -> None:
+                 enabled: bool = True, refresh: bool = True) -> None:
         self.what, self.total, self.unit = what, total, unit
+        self.refresh = refresh
         self.console = console or Console(stderr=True)
         self.enabled = enabled
         self.done = 0
@@ -50,7 +53,8 @@ class Meter:
         if self.live:
             self._bar = Progress(TextColumn(f"[bold]{self.what}"), BarColumn(), TaskProgressColumn(),
                                  TextColumn("{task.fields[note]}"), TextColumn("ETA"), TimeRemainingColumn(),
-                                 TimeElapsedColumn(), console=self.console, transient=False)
+                                 TimeElapsedColumn(), console=self.console, transient=False,
+                                 auto_refresh=self.refresh)
             self._bar.__enter__()
             self._task = self._bar.add_task(self.what, total=self.total, note="")
         return self
@@ -67,7 +71,7 @@ class Meter:
         if not self.enabled:
             return
         if self._bar is not None:
-            self._bar.update(self._task, completed=self.done, note=self.note())
+            self._bar.update(self._task, completed=self.done, note=self.note(), refresh=not self.refresh)
             return
         now = time.monotonic()
         if now - self.last >= self.every:
