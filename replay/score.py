@@ -1,9 +1,8 @@
 """Score cases (spec §8): judge one finished hand, or list its waits, without a whole game.
 
-A variant with ``VariantSpec.position`` is judged by the engine itself (:mod:`replay.judge`): the
-case becomes a game position and the engine's own 胡 decides, so ``paipu score`` and replay never
-disagree. ``VariantSpec.scorer`` (a scorer of the variant's own) is the older path, kept only for
-variants not moved yet.
+Every case is judged by the engine itself (:mod:`replay.judge`): the variant turns the case into a
+game position (``VariantSpec.position``) and the engine's own 胡 decides, so ``paipu score`` and
+replay never disagree (issue 13: no second scorer).
 """
 
 from __future__ import annotations
@@ -35,15 +34,12 @@ def score_case(raw: bytes | str | dict) -> dict[str, Any]:
         return {"error": "a score case is one JSON object"}
     vid = case.get("variant")
     spec = variants.VARIANTS.get(vid) if isinstance(vid, str) else None
-    if spec is None or not spec.implemented or (spec.scorer is None and spec.position is None):
+    if spec is None or not spec.implemented or spec.position is None:
         return {"error": f"variant {vid!r} is unknown or not implemented"}
     try:
         ruleset = make_ruleset(spec.id, spec.options, case.get("rules") or {})
         if not isinstance(case.get("hand", []), list):
             raise ValueError("hand is a list of cards")
-        if spec.position is None:
-            assert spec.scorer is not None
-            return spec.scorer(case, ruleset)
         if "win_card" not in case:
             return {"waits": _waits(spec, case, ruleset)}
         return _judged(spec, case, ruleset)

@@ -33,9 +33,9 @@ class VariantSpec:
     :param options: published rule options.
     :param state: factory of the variant's :class:`~replay.engine.GameState` (None: not implemented).
     :param hand_sizes: (dealer's, others') dealt cards for a number of seats.
-    :param scorer: the variant's own judge of spec §8 score cases (older path; see ``position``).
-    :param position: ``(case dict, ruleset) -> replay.judge.Position``: a score case as a game
-        position, judged by the engine itself (:mod:`replay.judge`); when set, ``scorer`` is unused.
+    :param position: ``(case dict, ruleset) -> replay.judge.Position``: a spec §8 score case as a
+        game position, judged by the engine itself (:mod:`replay.judge`), so a case and a logged
+        胡 have one judge.
         :raises ValueError: a malformed case (``replay.judge.Exhausted`` when the winning card
         would be one copy too many).
     """
@@ -48,7 +48,6 @@ class VariantSpec:
     options: tuple[RuleOption, ...] = ()
     state: Callable[..., "GameState"] | None = None
     hand_sizes: Callable[[int], tuple[int, int]] | None = field(default=None)
-    scorer: Callable[..., dict] | None = None  # spec §8 score cases: (case dict, ruleset) -> output
     position: Callable[..., Any] | None = None  # spec §8 score case -> replay.judge.Position
 
     @property
