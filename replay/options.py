@@ -25,6 +25,12 @@ class RuleOption:
     :param allowed: the allowed values.
     :param source: seed file and section the option comes from.
     :param doc: what each value means.
+    :param kind: ``"scoring"`` when, for every pair of allowed values, the same actions stay legal
+        and the game unfolds the same and only the settlement changes (a logged game can be re-settled
+        under another value exactly: ``paipu rescore``); ``"play"`` otherwise — legality, the wall,
+        the claims or a 胡 minimum the value moves (``paipu tune`` plays such options out). The
+        default is ``"play"``, so an option nobody declared is never re-scored.
+    :raises ValueError: ``kind`` is neither.
     """
 
     name: str
@@ -32,6 +38,22 @@ class RuleOption:
     allowed: tuple[Any, ...]
     source: str
     doc: str
+    kind: str = "play"
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"rule option {self.name!r}: kind {self.kind!r} is not one of {KINDS}")
+
+
+KINDS = ("play", "scoring")
+"""The kinds of :class:`RuleOption`: ``play`` (changes play) and ``scoring`` (settlement only)."""
+
+
+def play_changing(overrides: Mapping[str, Any], options: Sequence[RuleOption]) -> list[str]:
+    """The names in ``overrides`` whose option is not ``scoring`` (unknown names included, sorted):
+    the options a logged game cannot be re-settled under."""
+    kinds = {o.name: o.kind for o in options}
+    return sorted(k for k in overrides if kinds.get(k) != "scoring")
 
 
 @dataclass(frozen=True)

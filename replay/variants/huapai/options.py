@@ -1,6 +1,11 @@
 """花牌 family rule options (sanjing_huapai, wujing_huapai, shuangbiegan_huapai). Each reading the
 seed 002_f9a80b28e0fcbf1a.txt leaves open is an option; the default is the seed's literal reading
-or, where it says nothing, the decision docs/rules/huapai.md explains."""
+or, where it says nothing, the decision docs/rules/huapai.md explains.
+
+Kinds (replay/options.py): every option is ``play``. The ones that only value groups (zhu_jing_tie,
+dui_hu, tingtou_jing, lai_hu) still move a hand across the 17-胡 minimum (002 §4, scoring.MIN_HU):
+a logged 胡 can be refused under the other value, or a seat gains a 胡 option it did not have, so a
+logged game cannot be re-settled exactly under them; the others change shapes or the wall."""
 
 from replay.options import RuleOption
 
@@ -9,29 +14,29 @@ S = "002_f9a80b28e0fcbf1a.txt"
 OPTIONS = (
     RuleOption("zhu_jing_tie", "best", ("best", "deck_order"), f"{S} §定精方法 (系統自動判定所持最多者為主精)",
                "Several 精 held equally often: 'best' = the one that gives the winner the most 胡 (the engine "
-               "reads every tie, as it reads every 賴); 'deck_order' = the first in deck order (乙 三 五 七 九)."),
+               "reads every tie, as it reads every 賴); 'deck_order' = the first in deck order (乙 三 五 七 九).", kind="play"),
     RuleOption("dui_hu", "kan", ("kan", "half"), f"{S} §3 計胡規則 (no value given for a 對)",
                "胡 of a 對 on the table: 'kan' = as a 坎 of the same cards (three alike, shown); 'half' = half of "
-               "that, rounded down (the 字牌 analogy: 碰 is half a 坎, 001_b125067d32c1f7d7.txt §玩法规则)."),
+               "that, rounded down (the 字牌 analogy: 碰 is half a 坎, 001_b125067d32c1f7d7.txt §玩法规则).", kind="play"),
     RuleOption("tingtou_jing", "zero", ("zero", "count"), f"{S} §3 計胡規則 (精放在句中), §4 聽頭",
                "精 in the 聽頭: 'zero' = no 胡 (the seed credits 精 only in 句, 坎, 扎, 泛); 'count' = 1 素 / 2 花 "
-               "each, as in a 句."),
+               "each, as in a 句.", kind="play"),
     RuleOption("zha_in_hand", "group", ("group", "eight_groups"), f"{S} §1 牌型組合 (扎/泛 作一句), §4 胡牌規則",
                "Four or five alike held in hand, never declared: 'group' = a 扎 / 泛 group of the win (scored "
                "as one); 'eight_groups' = not a group: the hand must be 8 groups + 聽頭 (26 cards, every "
                "declared 扎/招/泛 one group with its replacements), so the hand holds only 句 and 坎 (a public "
-               "宜昌 engine)."),
+               "宜昌 engine).", kind="play"),
     RuleOption("fan_from_hand", "no", ("no", "yes"), f"{S} §2 開泛 (手中有1扎，或招過1扎牌，自己起到同一張字)",
                "'no' = 開泛 only upgrades a 扎 or 招 on the table; 'yes' = four alike held in hand and the 5th "
                "drawn may be laid at once as a 泛 (`kai_fan` with `cards` = the four), and five dealt alike "
-               "at 請統 (`cards` = the five): two replacements from the 牌底, as a 扎 and a 開泛 would draw."),
+               "at 請統 (`cards` = the five): two replacements from the 牌底, as a 扎 and a 開泛 would draw.", kind="play"),
     RuleOption("bu_pai_empty", "refuse", ("refuse", "huang"), f"{S} §2 扎 (在牌底起一張牌), 招 (在牌面起一張牌), 開泛",
                "扎, 招 or 開泛 when the wall holds no replacement: 'refuse' = not allowed (illegal_action "
                "`bu_pai_empty`: the act is defined with its replacement draw), as 上大人 refuses 毛 and 開毛 there; "
-               "'huang' = accepted, and the hand ends drawn (荒庄) without a discard (the engine before issue 14)."),
+               "'huang' = accepted, and the hand ends drawn (荒庄) without a discard (the engine before issue 14).", kind="play"),
     RuleOption("lai_hu", "hua", ("hua", "gongan"), f"{S} §雙別桿花牌 定精方法 (賴子可作為任一精（代花三五七）), §3",
                "胡 of a 精 group holding a 賴: 'hua' = a 賴 is one more flowered copy (+1 / +2 / +4 a 花 in 坎 / "
                "扎 / 泛: 坎 2花1賴 8, 七 泛 1素2花2賴 36; 16 and 72 as 主精); 'gongan' = a public 公安 engine's "
                "values: a 坎 of no 素 copy 2花1賴 9, 1花2賴 12, a 扎 / 泛 twice / four times the 坎 of its "
-               "three best copies (七 泛 1素2花2賴 48; 18, 24 and 96 as 主精)."),
+               "three best copies (七 泛 1素2花2賴 48; 18, 24 and 96 as 主精).", kind="play"),
 )
