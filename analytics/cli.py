@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Optional
 
 import polars as pl
 import typer
+from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from analytics import queries as q
 from analytics.views import connect
+from replay.progress import Meter
 
 
 def _fmt(v: Any, col: str) -> str:
@@ -28,13 +33,39 @@ def _fmt(v: Any, col: str) -> str:
     return str(v)
 
 
+class _Fit(Table):
+    """A table that, when its headers on one line do not fit the terminal, holds each figure's
+    column to its least width (so the headers wrap at their words and every column stays):
+    rich's own shrinking breaks words and drops the last columns."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.least: list[int | None] = []
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        wide = self.__rich_measure__(console, options).maximum > options.max_width
+        for col, least in zip(self.columns, self.least):
+            col.max_width = least if wide else None
+        yield from super().__rich_console__(console, options)
+
+
 def _table(title: str, df: pl.DataFrame, headers: dict[str, str]) -> Table:
-    """A rich table of ``df`` with the Chinese-first column headers in ``headers``."""
-    t = Table(title=title, title_justify="left")
-    for c in df.columns:
-        t.add_column(headers.get(c, c), justify="left" if df.schema[c] == pl.String else "right")
-    for row in df.iter_rows():
-        t.add_row(*(_fmt(v, c) for v, c in zip(row, df.columns)))
+    """A rich table of ``df`` with the Chinese-first column headers in ``headers``, readable at 80
+    columns and in a pipe: no box edges (2 characters between columns, so headers wrap at their
+    spaces, not inside a word), a figure never broken. ``t.df`` keeps the frame (for ``--json``)."""
+    t = _Fit(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+             padding=(0, 1, 0, 0))  # with the box's blank divider: 2 characters between columns
+    t.df = df  # type: ignore[attr-defined]
+    rows = [[_fmt(v, c) for v, c in zip(row, df.columns)] for row in df.iter_rows()]
+    for i, c in enumerate(df.columns):
+        text = df.schema[c] == pl.String
+        head = headers.get(c, c.replace("_", " "))  # an unnamed column wraps at its words too
+        # at least its header's longest word and (figures) its widest value, so rich breaks neither
+        least = max([cell_len(w) for w in head.split()] + ([] if text else [cell_len(r[i]) for r in rows]))
+        t.add_column(head, justify="left" if text else "right", min_width=least)
+        t.least.append(None if text else least)
+    for r in rows:
+        t.add_row(*r)
     if df.height == 0:
         t.add_row(*(["—"] * len(df.columns)))
     return t
@@ -89,9 +120,11 @@ def print_report(con: Any, console: Console, variant: str | None = None, ruleset
     vr = q.variants_and_rulesets(con)
     console.print(_table("玩法与规则 variants and rulesets", _named(vr, "variant", labels.VARIANTS), H))
     order = vr.group_by("variant").agg(pl.col("games").sum()).sort(["games", "variant"], descending=[True, False])
-    for v in order["variant"].to_list():
-        if v is not None:
+    vs = [v for v in order["variant"].to_list() if v is not None]
+    with Meter("report", len(vs), "variants") as meter:  # on stderr: the report itself stays clean
+        for v in vs:
             _variant_report(con, console, v, ruleset, players)
+            meter.advance()
 
 
 def _variant_report(con: Any, console: Console, variant: str, ruleset: str | None, players: int) -> None:
@@ -150,6 +183,8 @@ def report_cmd(
     variant: Optional[str] = typer.Option(None, "--variant", help="Only this variant id (e.g. guilin)."),
     ruleset: Optional[str] = typer.Option(None, "--ruleset", help="Only this ruleset_id."),
     players: int = typer.Option(20, "--players", help="Rows of the per-player tables."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON object: its tables (title "
+                                 "and rows, unformatted) and lines of text, in order."),
 ) -> None:
     """Print the warehouse report: 胡率 win rate, 荒庄 draw rate, 自摸 / 点炮, 番型, 醒, 胡, 舵, players.
 
@@ -162,6 +197,26 @@ def report_cmd(
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--warehouse") from None
     try:
-        print_report(con, Console(), variant, ruleset, players)
+        if as_json:
+            sink = _Collect()
+            print_report(con, sink, variant, ruleset, players)  # type: ignore[arg-type]
+            typer.echo(json.dumps({"report": sink.items}, ensure_ascii=False, default=str))
+        else:
+            print_report(con, Console(), variant, ruleset, players)
     finally:
         con.close()
+
+
+class _Collect:
+    """The console :func:`print_report` prints to for ``--json``: each table as its title and its
+    frame's rows (``_table`` keeps the frame), each line of text without its markup."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+
+    def print(self, obj: Any = "", *args: Any, **kwargs: Any) -> None:
+        df = getattr(obj, "df", None)
+        if df is not None:
+            self.items.append({"title": str(obj.title), "rows": df.to_dicts()})
+        elif isinstance(obj, str) and obj.strip():
+            self.items.append({"text": Text.from_markup(obj).plain.strip()})
