@@ -86,6 +86,8 @@ except ImportError:  # pragma: no cover
 try:
     from analytics.tune import tune_cmd
     _command("tune")(tune_cmd)
+    from analytics.rescore import rescore_cmd
+    _command("rescore")(rescore_cmd)
 except ImportError:  # pragma: no cover
     pass
 try:
