@@ -23,10 +23,13 @@ def _where(variant: str | None, ruleset: str | None, alias: str = "") -> tuple[s
 
 
 def zhu_jing(con: duckdb.DuckDBPyConnection, variant: str | None = None, ruleset: str | None = None) -> pl.DataFrame:
-    """主精 distribution per ruleset: wins whose 主精 is each character, and its share."""
-    w, p = _where(variant, ruleset)
+    """主精 distribution per ruleset over valid wins (as :func:`jing_per_win`): wins whose 主精 is each
+    character, and its share."""
+    w, p = _where(variant, ruleset, "j")
     return con.cursor().sql(f"""
-        WITH wins AS (SELECT DISTINCT game_id, variant, ruleset_id, coalesce(main, '—') AS main FROM jing WHERE TRUE {w}),
+        WITH wins AS (SELECT DISTINCT j.game_id, j.variant, j.ruleset_id, coalesce(j.main, '—') AS main
+                      FROM jing j JOIN games g ON g.game_id = j.game_id AND g.variant = j.variant
+                      WHERE g.valid {w}),
              c AS (SELECT variant, ruleset_id, main, count(*) AS n FROM wins GROUP BY variant, ruleset_id, main)
         SELECT variant, ruleset_id, main, n AS wins, n / sum(n) OVER (PARTITION BY variant, ruleset_id) AS share
         FROM c ORDER BY variant, ruleset_id, wins DESC, main""", params=p).pl()
