@@ -51,8 +51,9 @@ ifeq ($(SERVE),1)
 	$(BIN)/paipu dashboard --warehouse $(WAREHOUSE)
 endif
 
+# Two processes (pytest-xdist), a test file per process: its module fixtures are built once.
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 bench: $(BENCH)
 	$(BIN)/python -m bench.run

@@ -29,3 +29,9 @@ def test_demo_installs_only_the_base_dependencies(tmp_path):
 def test_test_installs_the_dev_extra(tmp_path):
     venv = tmp_path / "venv"
     assert planned("test", venv)[1] == f"{venv}/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'"
+
+
+def test_test_runs_in_two_processes_a_file_each(tmp_path):
+    out = subprocess.run(["make", "-n", "test", f"VENV={tmp_path / 'venv'}"], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines()[-1] == f"{tmp_path / 'venv'}/bin/python -m pytest -n 2 --dist loadfile"
