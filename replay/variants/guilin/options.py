@@ -60,10 +60,20 @@ _TABLE: dict[str, tuple[tuple, object, object, str, str]] = {
 }
 
 
+# Kinds (replay/options.py): these change only the settlement of a win — 舵 and units
+# (scoring.settle_units), the 海底 hand type that doubles them, the 醒 cards turned from the wall
+# after the win (state.turn_xing: never an event) and how the breakdown is named. The 胡 minimum,
+# which 胡 are legal or forced (放炮必胡) and every claim depend on 胡息 only, which none of them
+# touches; every other option moves legality, the deal or the turn order, so it is "play".
+_SCORING = frozenset({"tuo_step", "zimo_bonus", "haidi_double", "xing_mode", "fanxing_offset", "score_parts",
+                      "xing_multiplied"})
+
+
 def family_options(variant: str) -> tuple[RuleOption, ...]:
-    """The options of ``guilin`` or ``zipai`` with that variant's defaults."""
+    """The options of ``guilin`` or ``zipai`` with that variant's defaults and kinds."""
     col = 1 if variant == "guilin" else 2
-    return tuple(RuleOption(name, row[col], row[0], row[3], row[4]) for name, row in _TABLE.items())
+    return tuple(RuleOption(name, row[col], row[0], row[3], row[4], kind="scoring" if name in _SCORING else "play")
+                 for name, row in _TABLE.items())
 
 
 OPTIONS = family_options("guilin")
