@@ -101,3 +101,7 @@ except ImportError:  # pragma: no cover
 def main() -> None:
     """Entry point of the ``paipu`` console script."""
     app()
+
+
+if __name__ == "__main__":  # python -m paipu.cli runs the command too
+    main()

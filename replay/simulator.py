@@ -113,6 +113,8 @@ def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules
     n = int(rules.get("players", spec.players[0]))  # a variant with several seat counts has a `players` option
     ruleset = make_ruleset(spec.id, spec.options, rules)
     rid = variant if ruleset.id.endswith("-default") else ruleset.id  # game ids unique across rulesets
+    # ... and across bot kinds (spec §2: unique across all files); heuristic ids keep their old form
+    bid = "" if bots == "heuristic" else f"{bots}-"
     todo = range(start, start + games) if deals is None else range(len(deals))
     # Variants whose dealer follows the previous hand (e.g. 定庄 in yuanjiang_guihuzi) define
     # ``next_dealer(prev_dealer, prev_result, n)``; tables are 8 consecutive games.
@@ -131,13 +133,13 @@ def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules
             else:
                 dealer = next_dealer(prev[0], prev[1], n)
             deal = deal_cards(spec, n, dealer, rng)
-            gid = f"sim-{rid}-{seed}-{i:07d}"
+            gid = f"sim-{rid}-{bid}{seed}-{i:07d}"
             shuffle = Shuffle(algo="python-random-shuffle", seed=f"paipu:{variant}:{seed}:{i}")
         else:
             d = deals[i]
             dealer = int(d.get("dealer", 0))
             deal = Deal(hands=d["hands"], wall=d["wall"])
-            gid = f"{d.get('deal_id', f'deal-{i}')}-s{seed}"
+            gid = f"{d.get('deal_id', f'deal-{i}')}-{bid}s{seed}"
             shuffle = Shuffle(algo="recorded-deal", seed=str(d.get("deal_id")))
         shuffle.digest = shuffle_digest([c for h in deal.hands for c in h] + list(deal.wall))
         rec = Record(format="paipu/1", game_id=gid, variant=variant, seats=seats, dealer=dealer, deal=deal,

@@ -73,3 +73,24 @@ def test_a_repeated_key_is_bad_json_whether_compact_or_spaced():
         assert not v.valid and [e.code for e in v.errors] == ["bad_json"], line[:120]
         assert v.errors[0].rule == "paipu.duplicate_key"
         assert f"`{key}`" in v.errors[0].message
+
+
+def test_simulated_game_ids_differ_by_bot_kind():
+    """Two runs with the same variant and seed but other bots never share a ``game_id`` (spec §2:
+    unique across all files); heuristic runs keep the ids they always had."""
+    from replay.simulator import simulate
+
+    h = [r.game_id for r in simulate("guilin", 2, 5)]
+    r = [r.game_id for r in simulate("guilin", 2, 5, bots="random")]
+    assert h == ["sim-guilin-5-0000000", "sim-guilin-5-0000001"]
+    assert r == ["sim-guilin-random-5-0000000", "sim-guilin-random-5-0000001"]
+
+
+def test_python_dash_m_runs_the_command():
+    """``python -m paipu`` and ``python -m paipu.cli`` run the command (they exited 0 silently)."""
+    import subprocess
+    import sys
+
+    for mod in ("paipu", "paipu.cli"):
+        out = subprocess.run([sys.executable, "-m", mod, "--help"], capture_output=True, text=True)
+        assert out.returncode == 0 and "validate" in out.stdout, (mod, out)
