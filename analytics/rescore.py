@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -187,13 +188,13 @@ _FIXED: list[tuple[str, str, str, str]] = [
     ("score_sq", "spread", "分数方差 score variance (mean square of the seats' scores)", "mean"),
     ("big_loss", "loss", "最大输分 biggest loss of a game", "mean"),
     ("bonus_share", "bonus", "奖励占比 share of units from bonuses", "share"),
-    ("zimo", "outcome", "自摸占胡 self-drawn share of wins", "rate"),
+    ("zimo", "wins", "自摸占胡 self-drawn share of wins", "rate"),
     ("xing_count", "xing", "醒数 xing matched per win", "mean"),
     ("xing_hit", "xing", "中醒率 wins with 醒 ≥ 1", "rate"),
     ("jing_count", "jing", "精数 jing per win", "mean"),
 ]
 SECTIONS = {"score": "胡与分 Points and units", "seat": "座位与庄家 Seats and dealer", "spread": "分数方差 Score spread",
-            "loss": "最大输分 Biggest losses", "bonus": "奖励 Bonuses and breakdown terms", "outcome": "胡牌 Wins",
+            "loss": "最大输分 Biggest losses", "bonus": "奖励 Bonuses and breakdown terms", "wins": "胡牌 Wins",
             "xing": "醒 Xing", "jing": "精 Jing", "hand_type": "牌型 Hand-type mix"}
 QUANTILES = (0.5, 0.9, 0.99, 1.0)
 """Quantiles of the biggest-loss distribution shown per arm."""
@@ -288,11 +289,12 @@ def compare(pairs: Iterable[Pair]) -> pl.DataFrame:
 # --- the warehouse ----------------------------------------------------------------------------
 
 def load(con: Any, variant: str, *, ruleset: str | None = None, since: date | None = None,
-         until: date | None = None, players: int | None = None) -> list[tuple[str, str]]:
+         until: date | None = None, players: int | None = None, limit: int | None = None) -> list[tuple[str, str]]:
     """``(ruleset_id, raw line)`` (``games.record_json``) of the warehouse's valid games of
     ``variant`` outside experiments, filtered by ``ruleset`` (a ruleset_id), ``since``/``until`` (UTC dates of
     ``started_at``, both inclusive; a game without ``started_at`` is left out when either is set)
-    and ``players`` (seats at the table); in ``game_id`` order."""
+    and ``players`` (seats at the table); in ``game_id`` order. ``limit``: only the latest that many
+    (by ``started_at``, then ``game_id``)."""
     from analytics import queries as q
 
     conds = ["variant = $variant", "valid", q.no_experiment(con, "games")]
@@ -311,8 +313,10 @@ def load(con: Any, variant: str, *, ruleset: str | None = None, since: date | No
         p["players"] = players
     cur = con.cursor()
     try:
-        return [(r[0], r[1]) for r in cur.execute(f"SELECT ruleset_id, record_json FROM games WHERE {' AND '.join(conds)} "
-                                          "ORDER BY game_id", p).fetchall()]
+        sql = f"SELECT ruleset_id, record_json, game_id FROM games WHERE {' AND '.join(conds)}"
+        if limit is not None:
+            sql = f"SELECT * FROM ({sql} ORDER BY started_at DESC NULLS LAST, game_id DESC LIMIT {int(limit)})"
+        return [(r[0], r[1]) for r in cur.execute(f"{sql} ORDER BY game_id", p).fetchall()]
     finally:
         cur.close()
 
@@ -393,13 +397,27 @@ def run(warehouse: Path, variant: str, b: str, *, ruleset: str | None = None, si
     finally:
         con.close()
     lines = [line for _, line in rows]
-    rulesets: dict[str, int] = {}
-    for rid, _ in rows:
-        rulesets[rid] = rulesets.get(rid, 0) + 1
+    rulesets = dict(Counter(rid for rid, _ in rows))
     with Meter(f"rescore {variant}", len(lines), "games", console=console, enabled=console is not None) as meter:
         res = rescore(lines, variant, overrides, workers=workers or os.cpu_count() or 1, meter=meter)
     res.rulesets = rulesets
     return res
+
+
+def warehouse_figures(con: Any, variant: str, overrides: tuple[tuple[str, Any], ...], ruleset: str | None = None,
+                      limit: int | None = None, workers: int = 1) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """:func:`rescore` of the warehouse's games for the Rule tuning page (``con``: its root
+    connection; ``overrides`` as sorted items, a cache key).
+
+    :returns: (comparison, facts): ``games``, ``paired``, ``refused`` (the first 5), ``players``
+        (distinct logged players of the games), ``rulesets`` (games per logged ruleset_id).
+    :raises PlayChanging: an override of a ``play`` option.
+    """
+    rows = load(con, variant, ruleset=ruleset, limit=limit)
+    res = rescore([ln for _, ln in rows], variant, dict(overrides), workers=workers)
+    seats = {s for ln in (r[1] for r in rows) for s in (json.loads(ln).get("seats") or [])}
+    return res.comparison, {"games": res.games, "paired": res.paired, "refused": res.refused[:5],
+                            "players": len(seats), "rulesets": dict(Counter(rid for rid, _ in rows))}
 
 
 # --- printing ---------------------------------------------------------------------------------

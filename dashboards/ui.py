@@ -20,6 +20,7 @@ import polars as pl
 import streamlit as st
 
 from analytics import queries as aq
+from analytics import rescore
 from analytics.stats import Interval
 from dashboards import audit as audit_mod
 from dashboards import collusion, data, fairness, labels, players, search
@@ -142,6 +143,7 @@ _CALLS: dict[str, Any] = {
     "data.last_ingested": data.last_ingested, "data.reject_examples": data.reject_examples,
     "tune.experiment_arms": aq.experiment_arms, "tune.ruleset_games": aq.ruleset_games,
     "tune.compare": aq.compare, "tune.arm_sizes": aq.arm_sizes,
+    "tune.rescore": rescore.warehouse_figures,
 }
 
 

@@ -158,3 +158,27 @@ def test_cli(tmp_path_factory):
     r = CliRunner().invoke(app, ["rescore", "--warehouse", str(wh), "--variant", "tongcheng_gezi",
                                  "--b", "zimo_pay=triple", "--workers", "1"])
     assert r.exit_code == 0 and "settlement alone" in r.output
+
+
+def test_tuning_page_real_logs_source(monkeypatch, tmp_path_factory):
+    """The Rule tuning page's "real logs" source: the logged games re-settled under B's scoring
+    options, who played (the logged players, no bot), each figure's source (the settlement alone)."""
+    from apptest_util import open_page, page_text
+
+    wh, lines = _warehouse(tmp_path_factory, "tongcheng_gezi", {})
+    at = open_page(monkeypatch, wh, "screens/tuning.py", variant="tongcheng_gezi", mode="logs")
+    assert "Pick at least one option value for B" in page_text(at)
+    assert "`bu_pai`" in page_text(at)  # play options are named as not re-settled
+    at.selectbox(key="tune_logs_b_zimo_pay").set_value("triple").run()
+    assert not at.exception, [e.value for e in at.exception]
+    m = {x.label: x.value for x in at.metric}
+    assert m["重算对局 games re-settled"] == f"{GAMES} / {GAMES}"
+    players = {s for ln in lines for s in json.loads(ln)["seats"]}
+    assert m["记录中的牌手 logged players"] == str(len(players))
+    text = page_text(at)
+    assert "no bot replays them" in text and "settlement alone" in text
+    score = next(df.value for df in at.dataframe if "来源 source" in df.value.columns)
+    assert set(score["来源 source"]) == {"只来自结算 settlement alone"}
+    r = rescore.run(wh, "tongcheng_gezi", "zimo_pay=triple", workers=1).row("units_per_game")
+    row = score[score["指标 figure"] == "每局分 units per game (荒庄 = 0)"].iloc[0]
+    assert row["A − B (95%)"] == f"{r['diff']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}]"

@@ -1,10 +1,12 @@
 """调规则 Rule tuning: ruleset A against ruleset B, figure by figure, with the difference and its
 95% interval.
 
-Two sources: a tuning experiment (``paipu tune``: the same deals played under A and B by the same
-bots — paired by deal, so small differences show), or two rulesets as played (simulations or real
-logs: independent games). Deep links: ``/tuning?variant=V&exp=ID`` and
-``/tuning?variant=V&mode=rulesets&a=RULESET&b=RULESET``.
+Three sources: a tuning experiment (``paipu tune``: the same deals played under A and B by the same
+bots — paired by deal, so small differences show), two rulesets as played (simulations or real
+logs: independent games), or real logs re-settled (``paipu rescore``: the warehouse's logged games
+replayed by the engine as logged and under B's scoring-only options — the same actions of the same
+players, so every difference comes from the settlement alone). Deep links: ``/tuning?variant=V&exp=ID``,
+``/tuning?variant=V&mode=rulesets&a=RULESET&b=RULESET`` and ``/tuning?variant=V&mode=logs``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import polars as pl
 import streamlit as st
 
 from analytics import queries as aq
+from analytics import rescore
 from dashboards import labels, ui
 
 st.title("调规则 Rule tuning")
@@ -40,9 +43,10 @@ st.caption("玩法在侧栏选择 the variant is the sidebar's; the comparison u
 v_arms = arms.filter(pl.col("variant") == variant)
 v_rules = rulesets.filter(pl.col("variant") == variant)
 experiments = list(dict.fromkeys(v_arms["experiment"].to_list()))
-modes = ["exp", "rulesets"]
+modes = ["exp", "rulesets", "logs"]
 mode_names = {"exp": "调参实验 tuning experiment (same deals, paired)",
-              "rulesets": "两个规则集的对局 two rulesets as played (independent games)"}
+              "rulesets": "两个规则集的对局 two rulesets as played (independent games)",
+              "logs": "真实对局重算 real logs re-settled under B (same games, paired)"}
 mode = ui.synced_select("数据来源 source", modes, "mode", key="tune_mode", format_func=mode_names.get,
                         default="exp" if experiments else "rulesets")
 
@@ -83,7 +87,7 @@ if mode == "exp":
     b = aq.Arm(variant, experiment=exp, arm="b")
     rs_a, rs_b = rows["a"]["ruleset_id"], rows["b"]["ruleset_id"]
     diff_text = _diff_text(rows["a"]["rules_json"], rows["b"]["rules_json"])
-else:
+elif mode == "rulesets":
     ids = v_rules["ruleset_id"].to_list()
     if len(ids) < 2:
         st.info("这个玩法的对局只有一个规则集 Games of this variant (outside experiments) use only one ruleset: "
@@ -102,35 +106,89 @@ else:
     a, b = aq.Arm(variant, ruleset=rs_a), aq.Arm(variant, ruleset=rs_b)
     by_id = {r["ruleset_id"]: r["rules_json"] for r in v_rules.iter_rows(named=True)}
     diff_text = _diff_text(by_id.get(rs_a), by_id.get(rs_b))
+else:  # real logs re-settled (analytics.rescore): B = scoring-only options over each game's own rules
+    from replay import variants as rv
 
-st.markdown(f"**A** {ui.lit(rs_a)} · **B** {ui.lit(rs_b)}  \n规则差别 options that differ: {diff_text}")
+    options = rv.get(variant).options
+    scoring = [o for o in options if o.kind == "scoring"]
+    play = [o.name for o in options if o.kind != "scoring"]
+    if not scoring:
+        st.info("这个玩法没有只改结算的选项 Every option of this variant changes play (legality, the wall or a 胡 "
+                "minimum): logged games cannot be re-settled under another value. 用调参实验 Use `paipu tune`.")
+        st.stop()
+    ids = ["*", *v_rules["ruleset_id"].to_list()]
+    games_of = {r["ruleset_id"]: r["games"] for r in v_rules.iter_rows(named=True)}
+    rs_a = ui.synced_select("规则 A 对局（按记录）ruleset A: logged games of", ids, "a", key="tune_logs_a", default="*",
+                            format_func=lambda r: "全部规则集 every ruleset" if r == "*" else
+                            f"{r} · {games_of.get(r, 0)} 局 games")
+    picked: dict = {}
+    cols = st.columns(min(3, len(scoring)))
+    for i, o in enumerate(scoring):
+        with cols[i % len(cols)]:
+            v = st.selectbox(f"B: {labels.name(labels.OPTIONS, o.name)} `{o.name}`", ["—", *o.allowed],
+                             key=f"tune_logs_b_{o.name}", help=o.doc,
+                             format_func=lambda x: "按记录 as logged" if x == "—" else str(x))
+            if v != "—":
+                picked[o.name] = v
+    limit = st.number_input("最多重算局数 re-settle at most (latest games)", 100, 100_000, 2_000, step=500,
+                            key="tune_logs_limit")
+    st.caption("改变打法的选项不能重算 play-changing options cannot be re-settled (use `paipu tune`): "
+               + ", ".join(f"`{k}`" for k in play))
+    if not picked:
+        st.info("请为 B 选择至少一个选项 Pick at least one option value for B.")
+        st.stop()
+    with st.spinner("重算中 re-settling the logged games…"):
+        cmp, facts = call("tune.rescore", variant, tuple(sorted(picked.items())), None if rs_a == "*" else rs_a,
+                          int(limit))
+    rs_b = "A + " + ", ".join(f"{k}={v}" for k, v in sorted(picked.items()))
+    diff_text = " · ".join(f"{labels.name(labels.OPTIONS, k)} `{k}`: 按记录 as logged → {v}" for k, v in picked.items())
+    st.markdown(f"**A** {ui.lit('as logged' if rs_a == '*' else rs_a)} · **B** {ui.lit(rs_b)}  \n"
+                f"规则差别 options that differ: {diff_text}")
+    m = st.columns(3)
+    m[0].metric("重算对局 games re-settled", f"{facts['paired']:,} / {facts['games']:,}")
+    m[1].metric("记录中的牌手 logged players", f"{facts['players']:,}")
+    m[2].metric("规则集 logged rulesets", f"{len(facts['rulesets']):,}")
+    st.caption("谁在打：记录里的牌手本人，没有机器人重打 — who played: the logged players themselves; no bot replays "
+               "them. 同样的动作由引擎按 B 重新结算，所以每项差别都只来自结算 — the same actions re-settled by the "
+               "engine under B: every difference comes from the settlement alone (来源 source column). Paired by "
+               "game: mean of per-game differences ± 1.96·sd/√n.")
+    for gid, side, why in facts["refused"]:
+        st.warning(f"引擎拒绝 the engine refused {ui.lit(gid)} under {side.upper()}: {ui.lit(why)}")
+    paired = True
+    if facts["paired"] < aq.TOO_FEW:
+        st.warning(f"样本太小，看不出差别 Too few games to tell: {facts['paired']} (need at least {aq.TOO_FEW}).")
+    if not cmp.height:
+        st.info("没有可重算的有效对局 No valid logged game to re-settle.")
+        st.stop()
 
-sizes = call("tune.arm_sizes", a, b)
-cmp = call("tune.compare", a, b)
-paired = aq.is_paired(a, b)
-m = st.columns(3)
-if paired:
-    m[0].metric("成对牌局 paired deals", f"{sizes['pairs']:,}")
-else:
-    m[0].metric("A 对局 games", f"{sizes['a']:,}")
-m[1].metric("A 有效 valid / 全部 all", f"{sizes['a']:,} / {sizes['a_all']:,}")
-m[2].metric("B 有效 valid / 全部 all", f"{sizes['b']:,} / {sizes['b_all']:,}")
-n_min = sizes["pairs"] if paired else min(sizes["a"], sizes["b"])
-if n_min < aq.TOO_FEW:
-    st.warning(f"样本太小，看不出差别 Too few games to tell: {n_min} "
-               f"{'paired deals' if paired else 'games on the smaller side'} (need at least {aq.TOO_FEW}; "
-               "a difference of a few points needs hundreds).")
-if paired:
-    st.caption("成对比较：同一牌局在 A 与 B 下的差值取平均，区间 = 均值 ± 1.96·sd/√n — paired by deal: the mean of "
-               "per-deal differences ± 1.96·sd/√n. Same deals and bots: a figure the rule does not touch is "
-               "identical in every deal.")
-else:
-    st.caption("独立样本：率用 Newcombe 区间，均值用 Welch 区间 — independent games: Newcombe's interval for "
-               "rates, Welch's for means. 不同规则集的对局来自不同的牌局，差别小时需要很多局 — small differences "
-               "need many games.")
-if not cmp.height:
-    st.info("两边都没有有效且有结果的对局 Neither side has a valid game with an outcome.")
-    st.stop()
+if mode != "logs":
+    st.markdown(f"**A** {ui.lit(rs_a)} · **B** {ui.lit(rs_b)}  \n规则差别 options that differ: {diff_text}")
+    sizes = call("tune.arm_sizes", a, b)
+    cmp = call("tune.compare", a, b)
+    paired = aq.is_paired(a, b)
+    m = st.columns(3)
+    if paired:
+        m[0].metric("成对牌局 paired deals", f"{sizes['pairs']:,}")
+    else:
+        m[0].metric("A 对局 games", f"{sizes['a']:,}")
+    m[1].metric("A 有效 valid / 全部 all", f"{sizes['a']:,} / {sizes['a_all']:,}")
+    m[2].metric("B 有效 valid / 全部 all", f"{sizes['b']:,} / {sizes['b_all']:,}")
+    n_min = sizes["pairs"] if paired else min(sizes["a"], sizes["b"])
+    if n_min < aq.TOO_FEW:
+        st.warning(f"样本太小，看不出差别 Too few games to tell: {n_min} "
+                   f"{'paired deals' if paired else 'games on the smaller side'} (need at least {aq.TOO_FEW}; "
+                   "a difference of a few points needs hundreds).")
+    if paired:
+        st.caption("成对比较：同一牌局在 A 与 B 下的差值取平均，区间 = 均值 ± 1.96·sd/√n — paired by deal: the mean of "
+                   "per-deal differences ± 1.96·sd/√n. Same deals and bots: a figure the rule does not touch is "
+                   "identical in every deal.")
+    else:
+        st.caption("独立样本：率用 Newcombe 区间，均值用 Welch 区间 — independent games: Newcombe's interval for "
+                   "rates, Welch's for means. 不同规则集的对局来自不同的牌局，差别小时需要很多局 — small differences "
+                   "need many games.")
+    if not cmp.height:
+        st.info("两边都没有有效且有结果的对局 Neither side has a valid game with an outcome.")
+        st.stop()
 
 VERDICT = {"too_few": "样本太小 too few", "identical": "每局相同 identical",
            "differs": "有差别 differs", "unclear": "看不出 unclear"}
@@ -152,6 +210,8 @@ def _table(df: pl.DataFrame) -> pl.DataFrame:
             "A − B (95%)": f"{ui.fmt(r['diff'], kind, signed=True)} {ui.ci((r['lo'], r['hi']), kind, signed=True)}",
             "判断 verdict": VERDICT[r["note"]],
         }
+        if mode == "logs":  # the same logged actions: nothing but the settlement moved
+            row["来源 source"] = "只来自结算 settlement alone"
         if spread:
             row["sd A / B"] = (f"{ui.fmt(r['sd_a'], 'mean')} / {ui.fmt(r['sd_b'], 'mean')}"
                                    if kind == "mean" else "—")
@@ -159,7 +219,7 @@ def _table(df: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-for section, title in aq.SECTIONS.items():
+for section, title in (rescore.SECTIONS if mode == "logs" else aq.SECTIONS).items():
     part = cmp.filter(pl.col("section") == section)
     if not part.height:
         continue
