@@ -111,6 +111,8 @@ def test_overview_freshness_on_rejects_only(monkeypatch, rejects_only):
     assert "最近入库 last ingest" in text and "done" in text
     assert "格式错误 schema: **1**" in text and "非 JSON bad_json: **2**" in text
     assert ("查看 bad_json 的拒收行 View the bad_json lines", "audit", "code=bad_json") in _links(at)
+    raw = [(p, q) for label, p, q in _links(at) if label.startswith("原文 raw line")]
+    assert len(raw) == 3 and all(p == "audit" and "line=" in q and "file=" in q for p, q in raw)
 
 
 # --- overview ---------------------------------------------------------------------------------

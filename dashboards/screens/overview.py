@@ -63,8 +63,10 @@ def freshness() -> None:
         st.markdown("**拒收原因与示例 Rejects by code, with examples** (本玩法及无法识别玩法的行 lines of this "
                     "variant and lines of no known variant)")
         for r in ex.iter_rows(named=True):
-            where = " · ".join(ui.lit(e) for e in (r["examples"] or []))
-            st.markdown(f"- {labels.error_label(r['code'])}: **{r['n']:,}** 行 lines — {where}")
+            st.markdown(f"- {labels.error_label(r['code'])}: **{r['n']:,}** 行 lines")
+            for e in r["examples"] or []:  # each example opens the line as stored
+                path, _, line = str(e).rpartition(":")
+                ui.link("audit", f"原文 raw line {ui.lit(e)}", icon=":material/description:", file=path, line=line)
             ui.link("audit", f"查看 {r['code']} 的拒收行 View the {r['code']} lines", icon=":material/search:", code=r["code"])
 
 
