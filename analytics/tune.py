@@ -134,7 +134,7 @@ def run(variant: str, a: str, b: str, games: int, seed: int, warehouse: Path, *,
         ``paipu tune`` passes ``build/experiments``, which ``make demo``'s rebuild of the warehouse keeps).
     :param console: where the progress goes (None: no progress).
     :raises ValueError: unknown or unimplemented variant, an option or value not allowed, A equal to B,
-        or ``games`` < 1.
+        A and B at different seat counts (``players``), or ``games`` < 1.
     """
     from analytics.views import connect
     from ingest.run import ingest
@@ -149,8 +149,11 @@ def run(variant: str, a: str, b: str, games: int, seed: int, warehouse: Path, *,
         raise ValueError("--games must be at least 1")
     rules_a = parse_overrides(a, spec.options)
     rules_b = parse_overrides(b, spec.options)
-    rs_a = make_ruleset(variant, spec.options, rules_a).id
-    rs_b = make_ruleset(variant, spec.options, rules_b).id
+    ra, rb = make_ruleset(variant, spec.options, rules_a), make_ruleset(variant, spec.options, rules_b)
+    rs_a, rs_b = ra.id, rb.id
+    if "players" in ra.values and ra["players"] != rb["players"]:  # a deal is dealt for one seat count
+        raise ValueError(f"ruleset A plays {ra['players']} seats and B {rb['players']}: the same deal cannot be "
+                         "played at both, so a paired comparison means nothing (run one experiment per seat count)")
     if rs_a == rs_b:
         raise ValueError(f"ruleset A and ruleset B are the same ({rs_a}): nothing to compare")
     exp = experiment_id(variant, rules_a, rules_b, games, seed, bots)

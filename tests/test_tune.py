@@ -225,3 +225,11 @@ def test_without_the_experiment_column_the_record_is_read(demo, monkeypatch):
         assert_frame_equal(x, y, check_exact=False)  # float sums may add up in another order
     assert with_col[3] == without[3] and with_col[3]["experiment_games"] == 2 * demo_warehouse.TUNE_DEALS
     assert with_col[4].drop("first_ingested").equals(without[4].drop("first_ingested"))
+
+
+def test_cli_refuses_a_pairing_across_seat_counts(tmp_path):
+    """A deal is dealt for one number of seats: 3 against 4 seats (上大人) cannot be paired by deal
+    (it printed "30 paired deals" and a 荒庄率 difference of −57 pp)."""
+    res = CliRunner().invoke(_cli(), ["--variant", "shangdaren", "--a", "players=3", "--b", "players=4",
+                                      "--games", "2", "--warehouse", str(tmp_path / "wh"), "--workers", "1"])
+    assert res.exit_code == 2 and "3 seats and B 4" in res.output
