@@ -15,7 +15,8 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make
 
 
 def planned(target: str, venv: Path) -> list[str]:
-    out = subprocess.run(["make", "-n", target, f"VENV={venv}", "SERVE=0"], cwd=ROOT, capture_output=True,
+    out = subprocess.run(["make", "--no-print-directory", "-n", target, f"VENV={venv}", "SERVE=0"], cwd=ROOT,
+                         capture_output=True,
                          text=True, check=True).stdout
     return [ln for ln in out.splitlines() if " venv" in ln or "pip install" in ln]
 
@@ -32,6 +33,6 @@ def test_test_installs_the_dev_extra(tmp_path):
 
 
 def test_test_runs_in_two_processes_a_file_each(tmp_path):
-    out = subprocess.run(["make", "-n", "test", f"VENV={tmp_path / 'venv'}"], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(["make", "--no-print-directory", "-n", "test", f"VENV={tmp_path / 'venv'}"], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-1] == f"{tmp_path / 'venv'}/bin/python -m pytest -n 2 --dist loadfile"
