@@ -126,16 +126,16 @@ def _canonical_claim(key: str, value: Any, deck: Any) -> Any:
 
 def _compare_result(claimed: Any, computed: dict[str, Any], step: int | None, deck: Any = None) -> list[RuleViolation]:
     """One ``result_mismatch`` per claimed field that differs (hand_types as sets; card codes of
-    ``deck`` compared in canonical spelling, the message shows them as claimed)."""
+    ``deck`` compared in canonical spelling, the message shows them as claimed). A field the
+    variant does not compute (``bao`` in 字牌, ``xing`` in 花牌, …) is null: claimed non-null, it
+    differs (spec §5: each present field that differs is reported)."""
     errs = []
     for name in claimed.__struct_fields__:
         val = getattr(claimed, name)
         if val is msgspec.UNSET:
             continue
         key = "from" if name == "from_" else name
-        if key not in computed:
-            continue
-        mine = computed[key]
+        mine = computed.get(key)  # a field the variant never computes (no 醒 in 花牌, …) is null there
         shown = msgspec.to_builtins(val)
         theirs = _canonical_claim(key, shown, deck) if deck is not None else shown
         if key == "hand_types":

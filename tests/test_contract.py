@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from replay.cards import ZIPAI
 from replay.options import make_ruleset
@@ -78,8 +79,6 @@ def test_a_repeated_key_is_bad_json_whether_compact_or_spaced():
 def test_simulated_game_ids_differ_by_bot_kind():
     """Two runs with the same variant and seed but other bots never share a ``game_id`` (spec §2:
     unique across all files); heuristic runs keep the ids they always had."""
-    from replay.simulator import simulate
-
     h = [r.game_id for r in simulate("guilin", 2, 5)]
     r = [r.game_id for r in simulate("guilin", 2, 5, bots="random")]
     assert h == ["sim-guilin-5-0000000", "sim-guilin-5-0000001"]
@@ -94,3 +93,20 @@ def test_python_dash_m_runs_the_command():
     for mod in ("paipu", "paipu.cli"):
         out = subprocess.run([sys.executable, "-m", mod, "--help"], capture_output=True, text=True)
         assert out.returncode == 0 and "validate" in out.stdout, (mod, out)
+
+
+@pytest.mark.parametrize("variant,field,value", [
+    ("tongcheng_gezi", "bao", 1), ("tongcheng_gezi", "jing", {"main": "上", "count": 1}),
+    ("guilin", "bao", 2), ("guilin", "jing", {"main": "x1", "count": 1}),
+    ("sanjing_huapai", "xing", {"cards": ["上"], "count": 1}),
+])
+def test_a_claimed_field_the_variant_never_computes_differs(variant, field, value):
+    """A claimed ``bao``/``jing``/``xing`` the variant has no such thing of is ``result_mismatch``
+    (it was never compared: the game validated); claimed null, it is the same."""
+    rec = msgspec.to_builtins(next(iter(simulate(variant, 1, 3))))
+    rec["result"][field] = value
+    errs = replay_line(msgspec.json.encode(rec)).verdict.errors
+    assert [(e.code, e.rule) for e in errs] == [("result_mismatch", "paipu.result")], errs
+    assert f"result.{field}" in errs[0].message
+    rec["result"][field] = None
+    assert replay_line(msgspec.json.encode(rec)).verdict.valid
