@@ -15,15 +15,14 @@ import random
 import pytest
 
 from replay.engine import Phase
-from replay.errors import RuleViolation
-from replay.judge import fork
 from replay.options import make_ruleset
-from replay.record import Event
 from replay.replayer import replay_record
 from replay.score import score_case
 from replay.simulator import simulate
 from replay.variants import get
 from replay.variants.tongcheng_gezi.cases import score_case_of
+
+from judgment_util import replay_accepts
 
 V = "tongcheng_gezi"
 # Every reading moved at a 4-seat table (the 撿 restrictions, 碰 values, the won-on discard, claim
@@ -79,24 +78,6 @@ def _seats(state):
     return []
 
 
-def _replay_accepts(state, seat: int, card: str | None) -> bool:
-    """Whether the engine accepts ``seat`` logging 胡 on ``card`` here (on a copy). Seats whose open
-    claims rank ahead of its 胡 pass first (priority is not the question)."""
-    st = fork(state)
-    try:
-        w = st.window
-        if w is not None:
-            mine = [o for o in w.options if o.seat == seat and o.act == "hu"]
-            for s in sorted({o.seat for o in w.options if mine and o.seat != seat and o.seat not in w.passed
-                             and o.key < mine[0].key}):
-                st.apply(Event(seat=s, act="pass"))
-        st.apply(Event(seat=seat, act="hu", card=card))
-    except RuleViolation as e:
-        assert e.code == "not_a_win", e
-        return False
-    return True
-
-
 def test_score_says_win_exactly_where_replay_accepts_a_hu(corpus):
     rng = random.Random(23)
     seen = {True: 0, False: 0}
@@ -111,7 +92,7 @@ def test_score_says_win_exactly_where_replay_accepts_a_hu(corpus):
             if k not in picks:
                 continue
             for seat, card in _seats(st):
-                accepted = _replay_accepts(st, seat, card)
+                accepted = replay_accepts(st, seat, card) is not None
                 assert judged(score_case_of(st, seat))[0] is accepted, (rec.game_id, k, seat)
                 seen[accepted] += 1
     assert seen[True] >= 100 and seen[False] >= 2000, seen
