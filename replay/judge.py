@@ -28,6 +28,36 @@ class Exhausted(ValueError):
     """The winning card of a case would be one copy more than the deck has (the waits skip it)."""
 
 
+def case_frame(case: dict[str, Any], variant: str, held: list[int], win_froms: tuple[str, ...],
+               default_from: str) -> tuple[str, dict[str, Any], int | None]:
+    """What every variant's position reads of a score case alike (spec §8): ``win_from`` (absent:
+    ``default_from``), ``context`` (absent: empty) and the winning card's kind (None for
+    ``"win_card": null``).
+
+    :param variant: the variant id (its deck reads the card; its name is in the messages).
+    :param held: count vector of the hand and melds (without the winning card).
+    :param win_froms: the ``win_from`` values the variant has (no ``flip`` in 花牌 / 上大人).
+    :raises ValueError: ``win_from`` not one of ``win_froms``; ``context`` not an object.
+    :raises replay.cards.UnknownCard: the winning card is not a card of the deck.
+    :raises Exhausted: the winning card would be one copy more than the deck holds.
+    """
+    from replay import variants
+
+    deck = variants.get(variant).deck
+    win_from = case.get("win_from") or default_from
+    if win_from not in win_froms:
+        raise ValueError(f"win_from is {', '.join(win_froms[:-1])} or {win_froms[-1]}"
+                         + ("" if "flip" in win_froms else f" ({variant} has no flips)"))
+    ctx = case.get("context") or {}
+    if not isinstance(ctx, dict):
+        raise ValueError("context is an object")
+    wc = case["win_card"]
+    w = None if wc is None else deck.index(wc)
+    if w is not None and held[w] >= deck.copies[w]:
+        raise Exhausted(f"one {wc} too many: the deck holds {deck.copies[w]}")
+    return win_from, ctx, w
+
+
 @dataclass
 class Position:
     """A score case as a game position.

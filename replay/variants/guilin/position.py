@@ -20,7 +20,7 @@ from typing import Any
 
 from replay.cards import ZIPAI
 from replay.engine import GameState, Phase, Window
-from replay.judge import Exhausted, Position
+from replay.judge import Position, case_frame
 from replay.record import Deal, Event, Record
 from replay.variants.guilin import scoring as sc
 
@@ -68,25 +68,17 @@ def position(case: dict, rules: Any) -> Position:
     :param rules: the case's ruleset (guilin or zipai).
     :raises ValueError: a malformed case — an unknown card, a meld that is not one, more copies
         than the deck holds, ``win_from`` not ``self``/``flip``/``discard``.
-    :raises Exhausted: the winning card would be a fifth copy (the waits skip it).
+    :raises replay.judge.Exhausted: the winning card would be a fifth copy (the waits skip it).
     """
     from replay.variants.guilin.state import GuilinState
 
     hand = ZIPAI.counts(case.get("hand") or [])
     melds = parse_melds(case.get("melds") or [], hand)
     held = ZIPAI.held(hand, melds)  # raises: more copies than the deck holds
-    win_from = case.get("win_from") or "discard"
-    if win_from not in ("self", "flip", "discard"):
-        raise ValueError("win_from is self, flip or discard")
-    ctx = case.get("context") or {}
-    if not isinstance(ctx, dict):
-        raise ValueError("context is an object")
-    xing = [ZIPAI.index(c) for c in ctx.get("xing_cards") or []]
     wc = case["win_card"]
-    w = None if wc is None else ZIPAI.index(wc)
+    win_from, ctx, w = case_frame(case, rules.variant, held, ("self", "flip", "discard"), "discard")
+    xing = [ZIPAI.index(c) for c in ctx.get("xing_cards") or []]
     if w is not None:
-        if held[w] >= 4:
-            raise Exhausted(f"a fifth {wc}")
         held[w] += 1
     rest = [4 - n for n in held]
     wall = [] if ctx.get("last_card") else ZIPAI.expand(rest)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from replay.engine import Phase, Window
-from replay.judge import Exhausted, Position
+from replay.judge import Position, case_frame
 from replay.record import Deal, Event, Record
 from replay.variants.huapai import scoring as sc
 
@@ -61,16 +61,7 @@ def position(case: dict[str, Any], ruleset, make_state) -> Position:
             raise ValueError(f"meld {m} is not a {kind}: {MELD_SIZES[kind]} cards of one character, no 賴")
         melds.append((kind, tuple(sorted(cards))))  # canonical order: a case's card order never shows
     total = deck.held(hand, melds)
-    win_from = case.get("win_from") or "discard"
-    if win_from not in ("self", "discard"):
-        raise ValueError("win_from is self or discard (花牌 has no flips)")
-    ctx = case.get("context") or {}
-    if not isinstance(ctx, dict):
-        raise ValueError("context is an object")
-    wc = case["win_card"]
-    w = None if wc is None else deck.index(wc)
-    if w is not None and total[w] >= deck.copies[w]:
-        raise Exhausted(f"one {wc} too many: the deck holds {deck.copies[w]}")
+    win_from, ctx, w = case_frame(case, ruleset.variant, total, ("self", "discard"), "discard")
     left = [c - t for c, t in zip(deck.copies, total)]
     if w is not None:
         left[w] -= 1

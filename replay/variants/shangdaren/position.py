@@ -17,7 +17,7 @@ from typing import Any
 
 from replay.cards import SHANGDAREN
 from replay.engine import GameState, Phase, Window
-from replay.judge import Exhausted, Position
+from replay.judge import Position, case_frame
 from replay.record import Deal, Event, Record
 from replay.variants.shangdaren import scoring as sc
 
@@ -36,22 +36,16 @@ def position(case: dict, rules: Any) -> Position:
         seat has an option on the card).
     :raises ValueError: a malformed case — a card or meld that is not 上大人's, more copies than
         the deck holds, ``win_from`` not ``self``/``discard``.
-    :raises Exhausted: the winning card would be a fifth copy (the waits skip it).
+    :raises replay.judge.Exhausted: the winning card would be a fifth copy (the waits skip it).
     """
     from replay.variants.shangdaren.state import ShangdarenState
 
     hand = SHANGDAREN.counts(case.get("hand") or [])
     melds = sc.parse_melds(case.get("melds") or [])
     held = SHANGDAREN.held(hand, melds)  # raises: more copies than the deck holds
-    win_from = case.get("win_from") or "discard"
-    if win_from not in ("self", "discard"):
-        raise ValueError("win_from is self or discard (shangdaren has no flips)")
-    context = case.get("context") or {}
     wc = case["win_card"]
-    w = None if wc is None else SHANGDAREN.index(wc)
+    win_from, context, w = case_frame(case, "shangdaren", held, ("self", "discard"), "discard")
     if w is not None:
-        if held[w] >= SHANGDAREN.copies[w]:
-            raise Exhausted(f"a fifth {wc}")
         held[w] += 1
         if win_from == "self":
             hand[w] += 1  # drawn into the hand (002 §上大人 1a)

@@ -19,7 +19,7 @@ from typing import Any
 
 from replay.cards import HUAPAI
 from replay.engine import Phase, Window
-from replay.judge import Exhausted, Position
+from replay.judge import Position, case_frame
 from replay.record import Deal, Event, Record
 from replay.variants.tongcheng_gezi import scoring as sc
 from replay.variants.tongcheng_gezi.state import GeziState, groups_of
@@ -58,19 +58,10 @@ def position(case: dict[str, Any], ruleset) -> Position:
         else:
             melds.append((kind, tuple(sorted(cards))))
     total = HUAPAI.held(hand, melds)
-    win_from = case.get("win_from") or "discard"
-    if win_from not in ("self", "discard"):
-        raise ValueError("win_from is self or discard (tongcheng_gezi has no flips)")
-    ctx = case.get("context") or {}
-    if not isinstance(ctx, dict):
-        raise ValueError("context is an object")
+    win_from, ctx, w = case_frame(case, "tongcheng_gezi", total, ("self", "discard"), "discard")
     jian = HUAPAI.counts(_cards(ctx.get("jian") or [], "context.jian"))
     if any(j > h for j, h in zip(jian, hand)):
         raise ValueError("context.jian names cards the hand does not hold")
-    wc = case["win_card"]
-    w = None if wc is None else HUAPAI.index(wc)
-    if w is not None and total[w] >= HUAPAI.copies[w]:
-        raise Exhausted(f"one {wc} too many: the deck holds {HUAPAI.copies[w]}")
     if w is None and melds:
         raise ValueError("a win on the dealt hand (天胡) has no laid melds")
     if w is None and ctx.get("dealer") is False and "dealer" in ctx:

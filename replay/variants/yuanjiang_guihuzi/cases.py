@@ -21,7 +21,7 @@ from typing import Any
 
 from replay.cards import ZIPAI
 from replay.engine import GameState, Phase
-from replay.judge import Exhausted, Position
+from replay.judge import Position, case_frame
 from replay.record import Deal, Event, Record
 from replay.variants.yuanjiang_guihuzi import scoring as sc
 
@@ -76,7 +76,7 @@ def position(case: dict[str, Any], rules: Any) -> Position:
     :raises ValueError: a malformed case — a card or meld that is not 沅江's, more copies than the
         deck holds, ``win_from`` not ``self`` / ``flip`` / ``discard``, table melds with
         ``"win_card": null``, a context that is not an object.
-    :raises Exhausted: the winning card would be a fifth copy (the waits skip it).
+    :raises replay.judge.Exhausted: the winning card would be a fifth copy (the waits skip it).
     """
     from replay.variants.yuanjiang_guihuzi.state import YuanjiangState
 
@@ -84,17 +84,8 @@ def position(case: dict[str, Any], rules: Any) -> Position:
     kan, melds = parse_melds(case.get("melds") or [])
     hand = [a + b for a, b in zip(hand, kan)]
     held = ZIPAI.held(hand, melds)  # raises: more copies than the deck holds
-    win_from = case.get("win_from") or "self"
-    if win_from not in ("self", "flip", "discard"):
-        raise ValueError("win_from is self, flip or discard")
-    ctx = case.get("context") or {}
-    if not isinstance(ctx, dict):
-        raise ValueError("context is an object")
-    wc = case["win_card"]
-    w = None if wc is None else ZIPAI.index(wc)
+    win_from, ctx, w = case_frame(case, "yuanjiang_guihuzi", held, ("self", "flip", "discard"), "self")
     if w is not None:
-        if held[w] >= 4:
-            raise Exhausted(f"a fifth {ZIPAI.codes[w]}")
         held[w] += 1
     elif melds:
         raise ValueError("a win without a winning card is the dealer's dealt hand (天胡): no melds on the table")
