@@ -23,9 +23,8 @@ from typing import Any
 import msgspec
 
 from replay import variants
-from replay.errors import RuleViolation, UnknownCard
 from replay.judge import Position, fork, judge
-from replay.replayer import ReplayOutcome, replay_line
+from replay.replayer import ReplayOutcome, replay_line, replay_record
 
 DISPUTES = ("result_mismatch", "not_a_win")
 """Verdict error codes an explanation is made for (the settlement, not the play, is in question)."""
@@ -235,12 +234,8 @@ def explain_outcome(out: ReplayOutcome) -> dict[str, Any] | None:
     seat = rec.actions[step].seat if step is not None else None
     win, reason, rule, path, groups, points, best = None, None, None, [], [], None, None
     if step is not None and seat is not None:
-        state = spec.state(rec, ruleset)
-        try:
-            for ev in rec.actions[:step]:
-                state.apply(ev)
-        except (RuleViolation, UnknownCard):  # cannot happen after a replay that reached the 胡; stay quiet
-            state = None
+        before = replay_record(rec, stop_after=step - 1)  # the table the 胡 was logged on
+        state = before.state if before.verdict.valid else None
         if state is not None:
             pos = Position(state, seat, lambda won: _winner_groups(won, seat), hu=rec.actions[step])
             j = judge(pos)
