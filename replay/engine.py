@@ -420,3 +420,25 @@ class GameState:
 
     def legal_events(self) -> list[Event]:  # pragma: no cover - variant
         raise NotImplementedError
+
+    def window_events(self) -> list[Event]:
+        """The open window's events that :meth:`apply` accepts next: the claims of seats that have
+        not acted and that no other seat's open option ranks before (spec §4 priority: those must
+        pass first), then a pass for each seat with an open option and none forced (a forced
+        option cannot be passed). A variant's :meth:`legal_events` adds its closing events (the
+        next draw, the dealer's first discard) and its own limits (:meth:`own_claim_allowed`).
+
+        :returns: events in option order, then passes by seat.
+        """
+        w = self.window
+        assert w is not None
+        live = [o for o in w.options if o.seat not in w.passed]
+        evs = [e for o in live if not w.ahead_of(o) and self.own_claim_allowed(o, w) for e in o.events]
+        forced = {o.seat for o in live if o.forced}
+        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in live} - forced)]
+        return evs
+
+    def own_claim_allowed(self, opt: Option, w: Window) -> bool:
+        """Whether a seat may take ``opt`` beside its own other options in ``w`` (default: yes; a
+        variant whose forced act may not be left out for a lower claim of the same seat says no)."""
+        return True

@@ -178,16 +178,27 @@ def test_replay_accepts_the_kai_duo_then_hu():
 def test_score_takes_the_better_of_the_plain_and_the_kai_duo_reading():
     # 碰 捌 + own flip 捌 with 一二三 小八 小八 贰柒拾 in hand. Plain 胡 (the 碰 kept, 捌 in the hand):
     # 碰 大 3 + 一二三 3 + 贰柒拾 6 + 搭 八八捌 0 = 12 胡. 开舵 then 胡: 开舵 大 9 + 3 + 6 + pair 八八 = 18
-    # 胡 → 舵 1 + 8//5 = 2, 自摸 +1 = 3. Replay accepts both lines; the score is the higher.
+    # 胡 → 舵 1 + 8//5 = 2, 自摸 +1 = 3. Replay accepts both lines; the score is the higher. A 胡
+    # logged in place of the forced 开舵 is read both ways too (spec §8 highest split), so the
+    # direct 胡 scores the 开舵 reading: one verdict whichever line the log took.
     c = case("x1 x2 x3 x8 x8 d2 d7 d10", [("peng", "d8 d8 d8")], "d8")
     assert scored(c) == (True, 18, 3, ["zimo"])
     pos = position(c, make_ruleset("guilin", variants.get("guilin").options, {}))
-    plain = fork(pos.state)
-    plain.apply(Event(seat=1, act="hu", card="d8"))
+    direct = fork(pos.state)
+    direct.apply(Event(seat=1, act="hu", card="d8"))
     duo = fork(pos.state)
     duo.apply(Event(seat=1, act="kai_duo", card="d8"))
     duo.apply(Event(seat=1, act="hu", card="d8"))
-    assert (plain.result()["points"], duo.result()["points"]) == (12, 18)
+    assert (direct.result()["points"], duo.result()["points"]) == (18, 18)
+    assert [g.kind for g in direct.win["groups"] if g.kind in ("peng", "kai_duo")] == ["kai_duo"]
+
+
+def test_a_direct_hu_on_a_table_meld_keeps_the_plain_reading_when_it_is_higher():
+    # 扫 柒 + another seat's flip of 柒, hand 六七八 捌玖 壹贰叁: the 扫 kept and 柒 used in 柒捌玖 is
+    # 扫 大 6 + 六七八 0 + 柒捌玖 0 + 壹贰叁 6 = 12 胡 → 1 + 2//5 = 1 舵, while the 开舵 reading leaves
+    # 捌玖 loose (no split): the direct 胡 and the score take the plain reading.
+    c = case("x6 x7 x8 d8 d9 d1 d2 d3", [("sao", "d7 d7 d7")], "d7", "flip")
+    assert scored(c) == (True, 12, 1, [])
 
 
 def test_score_kai_duo_of_a_sao_on_another_seats_flip_and_on_a_discard():

@@ -943,10 +943,27 @@ def our_points(rec: dict, w: int, hu_i: int, own_forced: bool, kind: str) -> int
             else:
                 hand.subtract(ev["cards"])
                 melds.append((a, [c] * (len(ev["cards"]) + 1)))
+    win = None if own_forced else ZIPAI.index(acts[hu_i]["card"])
+    plain = _points_of(melds, hand, win, kind)
+    if win is None:
+        return plain
+    # a 胡 in place of the forced 开舵 of a table meld (碰 + own flip; 扫/过扫 + another's flip;
+    # 001 §开舵 自己胡牌的话可以不开舵) may also read the meld opened: the higher reading counts
+    c = acts[hu_i]["card"]
+    opens = ("peng",) if kind == "zimo" else ("sao", "guo_sao") if kind == "flip" else ()
+    k = next((k for k, (mk, mc) in enumerate(melds) if mk in opens and mc[0] == c), None)
+    if k is None:
+        return plain
+    up = _points_of([*melds[:k], ("kai_duo", [c] * 4), *melds[k + 1:]], hand, None, kind)
+    return max((p for p in (plain, up) if p is not None), default=None)
+
+
+def _points_of(melds: list[tuple[str, list[str]]], hand: Counter, win: int | None, kind: str) -> int | None:
+    """The best 胡 of ``melds`` + the concealed ``hand`` winning on kind index ``win`` (None: the
+    hand is complete as it is)."""
     total = sum(_chi_hu(mc) if mk in ("chi", "bi") else _hu(mc[0], MELD_HU[mk]) for mk, mc in melds)
     four = any(mk in ("kai_duo", "sao_chuan") for mk, _ in melds)
     counts = [hand[c] for c in ZIPAI.codes]
-    win = None if own_forced else ZIPAI.index(acts[hu_i]["card"])
     for k, m in enumerate(counts):
         if m >= 3 and k != win:  # dealt 坎 / four: whole (起手成坎不能拆开)
             total += _hu(k, (6, 3) if m == 3 else (12, 9))

@@ -135,7 +135,9 @@ def test_every_simulated_win_scores_as_replayed(variant):
     print(variant, dict(wins), "lower", lower)
     assert sum(wins.values()) >= 2000, wins
     assert all(wins[w] for w in ("self", "flip", "discard", "after a forced act", "start")), wins
-    assert lower <= sum(wins.values()) // 100, lower  # measured: guilin 0, zipai 5 (random bots)
+    # a 胡 in place of a forced 开舵 is read both ways (docs/rules/guilin.md decision 6), so a logged
+    # 胡 is never below the best line; only a forced act taken first could be (measured: none)
+    assert lower == 0, lower
 
 
 def states_at(rec, steps: set[int]):

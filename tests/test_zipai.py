@@ -149,9 +149,19 @@ def _errs(rec: Record) -> list[tuple[str, int | None]]:
 
 
 def test_zipai_tamper_battery(games):
-    # a 自摸 (not a forced 胡) with cards left in the wall (a 醒 was turned)
-    rec = next(r for r in games if r.result.outcome == "win" and r.result.from_ is None and r.result.xing.cards
-               and r.result.win_card is not None and len(r.actions) > 12)
+    # a 自摸 (not a forced 胡) with cards left in the wall (a 醒 was turned), not on a 碰 of its own:
+    # that 胡 replaces the forced 开舵 (below)
+    def on_own_peng(r: Record) -> bool:
+        w = r.result.winner
+        return any(a.seat == w and a.act == "peng" and a.card == r.result.win_card for a in r.actions)
+
+    wins = [r for r in games if r.result.outcome == "win" and r.result.from_ is None and r.result.xing.cards
+            and r.result.win_card is not None and len(r.actions) > 12]
+    rec = next(r for r in wins if not on_own_peng(r))
+    # cut before a 胡 that replaced the forced 开舵 of its 碰 (001 §开舵): the 开舵 was owed
+    peng = next(r for r in wins if on_own_peng(r))
+    cut = msgspec.structs.replace(peng, actions=peng.actions[:-1], result=None)
+    assert _errs(cut) == [("missing_forced_action", len(peng.actions) - 1)]
     acts = list(rec.actions)
     i = next(k for k, a in enumerate(acts) if a.act == "draw" and not a.to_hand)
     other = next(c for c in ("x1", "d1", "x2") if c != acts[i].card)

@@ -202,11 +202,49 @@ class GuilinState(GameState):
                 return i
         return None
 
+    def kai_duo_melds(self, seat: int, card: int | None, win_from: str | None) -> list[tuple[str, tuple[int, ...]]] | None:
+        """The seat's melds with its table meld of ``card`` read as the forced 开舵 that a 胡 on
+        ``card`` replaces, or None when the card opens none: 碰 + one's own flip, 扫/过扫 + another
+        seat's flip, 扫/过扫 + a discard under ``sao_kai_duo_on_discard`` (001 §开舵; the same
+        cases as :meth:`window_options`). A dealt 坎's 开舵 is read in :func:`sc.best_split` itself."""
+        if card is None or win_from is None:
+            return None
+        alike = self.alike[seat].get(card)
+        if alike is None:
+            return None
+        if not ((win_from == "self" and alike == "peng") or (alike in SAO_KINDS and (
+                win_from == "flip" or (win_from == "discard" and self.sao_kai_duo_on_discard)))):
+            return None
+        melds = list(self.melds[seat])
+        i = self.meld_of(seat, card, (alike,))
+        assert i is not None
+        melds[i] = ("kai_duo", (card,) * 4)
+        return melds
+
     def split(self, seat: int, card: int | None, win_from: str | None) -> sc.Split | None:
-        return sc.best_split(self.hands[seat], self.melds[seat], card, win_from, self.rules["hu_triple"])
+        """The best split of ``seat``'s hand winning on ``card`` from ``win_from`` (spec §8: the
+        highest reading). A 胡 in place of a forced 开舵 of a table meld is read both ways — the
+        meld kept and the card used in the hand, or the meld opened to 开舵 (:meth:`kai_duo_melds`)
+        — the 开舵 first on a tie, as for a dealt 坎 (docs/rules/guilin.md decision 6)."""
+        hu_triple = self.rules["hu_triple"]
+        best = None
+        up = self.kai_duo_melds(seat, card, win_from)
+        if up is not None:
+            best = sc.best_split(self.hands[seat], up, None, None, hu_triple)
+        plain = sc.best_split(self.hands[seat], self.melds[seat], card, win_from, hu_triple)
+        if plain is not None and (best is None or plain.points > best.points):
+            best = plain
+        return best
 
     def can_win(self, seat: int, card: int | None, win_from: str | None) -> bool:
+        """Whether ``split(seat, card, win_from)`` reaches the 10-胡 minimum (001 §打10胡胡牌规则)."""
         p = sc.best_points(self.hands[seat], self.melds[seat], card, win_from, self.hu_triple)
+        if p is not None and p >= sc.MIN_HU:
+            return True
+        up = self.kai_duo_melds(seat, card, win_from)
+        if up is None:
+            return False
+        p = sc.best_points(self.hands[seat], up, None, None, self.hu_triple)
         return p is not None and p >= sc.MIN_HU
 
     def sanlong_wukan(self, seat: int) -> int:
@@ -596,13 +634,26 @@ class GuilinState(GameState):
         (e.g. 吃 instead of 开舵) is ``missing_forced_action`` (001 §开舵 就要开舵; docs/rules/guilin.md
         §Priority); a 胡 may replace a forced 开舵 (001 §开舵: 自己胡牌的话可以不开舵). Then the core's checks."""
         w = self.window
-        if ev.act not in ("pass", "hu") and w is not None and w.kind != "start":
-            own = [o for o in w.of(ev.seat) if o.forced]
-            if own and not any(o.act == ev.act for o in own):
-                o = own[0]
+        if ev.act != "pass" and w is not None:
+            o = self.forced_left_out(ev.seat, ev.act, w)
+            if o is not None:
                 raise self.fail("missing_forced_action", o.rule, f"seat {ev.seat} had to `{o.act}` {self.label(w.card)}: "
                                 f"its forced act cannot be left out for a `{ev.act}` of its own")
         super().on_window_event(ev)
+
+    def forced_left_out(self, seat: int, act: str, w: Window) -> Option | None:
+        """The seat's own forced option that taking ``act`` in ``w`` would leave out, or None: a
+        forced act (开舵, 扫…) may be replaced only by itself or by 胡 (001 §开舵: 自己胡牌的话可以不开舵)."""
+        if act == "hu" or w.kind == "start":
+            return None
+        own = [o for o in w.of(seat) if o.forced]
+        if own and not any(o.act == act for o in own):
+            return own[0]
+        return None
+
+    def own_claim_allowed(self, opt: Option, w: Window) -> bool:
+        """:meth:`GameState.own_claim_allowed`: not a claim that leaves out the seat's forced act."""
+        return self.forced_left_out(opt.seat, opt.act, w) is None
 
     def refused_hu(self, ev: Event):
         """The refusal of ``ev``, a 胡 by the seat that owes a discard (or skipped it) and has no
@@ -805,9 +856,7 @@ class GuilinState(GameState):
             return evs
         w = self.window
         assert w is not None
-        evs = [e for o in w.options if o.seat not in w.passed for e in o.events]
-        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in w.options if o.seat not in w.passed})
-                if not any(o.forced for o in w.of(s))]
+        evs = self.window_events()
         if w.kind == "start":  # the dealer's first discard closes the start window
             evs += [Event(seat=self.dealer, act="discard", card=ZIPAI.codes[k]) for k, n in enumerate(self.free(self.dealer)) if n]
         return evs

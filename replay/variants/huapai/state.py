@@ -529,8 +529,7 @@ class HuapaiState(GameState):
             return self.turn_events()
         w = self.window
         assert w is not None
-        evs = [e for o in w.options if o.seat not in w.passed for e in o.events]
-        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in w.options if o.seat not in w.passed})]
+        evs = self.window_events()
         if w.kind == "start":
             evs += compress(self.discard_events[self.dealer], self.hands[self.dealer])
         elif self.wall_left:

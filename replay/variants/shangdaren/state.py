@@ -403,8 +403,7 @@ class ShangdarenState(GameState):
             return evs
         w = self.window
         assert w is not None
-        evs = [e for o in w.options if o.seat not in w.passed for e in o.events]
-        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in w.options if o.seat not in w.passed})]
+        evs = self.window_events()
         if w.kind == "start":  # the dealer's first discard closes the start window
             evs += [Event(seat=self.dealer, act="discard", card=SHANGDAREN.codes[k])
                     for k, n in enumerate(self.hands[self.dealer]) if n]

@@ -507,9 +507,7 @@ class GeziState(GameState):
             return self.own_events(self.turn)
         w = self.window
         assert w is not None
-        # a claim is legal now only when no other seat's higher claim is still open (spec §6 priority)
-        evs = [e for o in w.options if o.seat not in w.passed and not w.ahead_of(o) for e in o.events]
-        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in w.options if o.seat not in w.passed})]
+        evs = self.window_events()
         if self.wall_left:
             evs.append(Event(seat=self.xia(w.src), act="draw", card=CODES[self.wall[self.front]]))
         return evs

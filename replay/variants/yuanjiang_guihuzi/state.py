@@ -483,8 +483,7 @@ class YuanjiangState(GameState):
             return self.discard_phase_events()
         w = self.window
         assert w is not None
-        evs = [e for o in w.options if o.seat not in w.passed for e in o.events]
-        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in w.options if o.seat not in w.passed})]
+        evs = self.window_events()
         return evs
 
     def snapshot(self) -> dict[str, Any]:
