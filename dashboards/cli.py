@@ -18,6 +18,13 @@ from rich.text import Text
 from dashboards import audit as audit_mod
 from dashboards import data, labels
 from replay.cards import Deck
+from replay.record import terminal_text
+
+
+def _t(s: str, style: str = "") -> Text:
+    """Log text for the terminal: a rich ``Text`` (never read as markup) of
+    :func:`~replay.record.terminal_text` (no escape sequence or bidi control reaches the terminal)."""
+    return Text(terminal_text(s), style=style)
 
 APP = Path(__file__).resolve().parent / "app.py"
 _RICH_COLOURS = {"red": "bold red", "green": "bold green", "black": "bold"}
@@ -26,7 +33,7 @@ _RICH_COLOURS = {"red": "bold red", "green": "bold green", "black": "bold"}
 def _warehouse(warehouse: Path, console: Console) -> Path:
     wh = warehouse.expanduser().resolve()
     if not wh.is_dir():
-        console.print(Text(f"warehouse not found: {wh}", style="red"))
+        console.print(_t(f"warehouse not found: {wh}", style="red"))
         raise typer.Exit(2)
     return wh
 
@@ -41,7 +48,7 @@ def dashboard_cmd(warehouse: Path = typer.Option(..., "--warehouse", help="wareh
            "--server.address", host, "--server.port", str(port), "--browser.gatherUsageStats", "false",
            "--", "--warehouse", str(wh)]
     env = {**os.environ, "PAIPU_WAREHOUSE": str(wh)}
-    Console(stderr=True).print(Text(f"paipu dashboard: http://{host}:{port}/ (warehouse {wh})"))
+    Console(stderr=True).print(_t(f"paipu dashboard: http://{host}:{port}/ (warehouse {wh})"))
     if os.name == "posix":  # become the server, so Ctrl-C and kill reach it and leave no orphan
         os.execve(sys.executable, cmd, env)
     raise typer.Exit(subprocess.call(cmd, env=env))
@@ -54,15 +61,15 @@ def _cards(codes: Any, deck: Deck) -> Text:
         label, colour = labels.card_info(code, deck)
         if i:
             out.append(" ")
-        out.append(label, style=_RICH_COLOURS.get(colour or "", "magenta"))
-    return out if codes else Text("—", style="dim")
+        out.append(terminal_text(label), style=_RICH_COLOURS.get(colour or "", "magenta"))
+    return out if codes else _t("—", style="dim")
 
 
 def _event(ev: dict[str, Any] | None, deck: Deck) -> tuple[Text, Text]:
     if ev is None:
-        return Text("发牌 deal"), Text("")
+        return _t("发牌 deal"), _t("")
     act = str(ev.get("act"))
-    name = Text(f"{labels.ACTS.get(act, '')} {act}".strip())
+    name = _t(f"{labels.ACTS.get(act, '')} {act}".strip())
     cards = Text()
     if ev.get("card") is not None:
         cards.append_text(_cards([ev["card"]], deck))
@@ -70,7 +77,7 @@ def _event(ev: dict[str, Any] | None, deck: Deck) -> tuple[Text, Text]:
         cards.append(" + ")
         cards.append_text(_cards(ev["cards"], deck))
     if ev.get("from") is not None:
-        cards.append(f" ← seat {ev['from']}", style="dim")
+        cards.append(terminal_text(f" ← seat {ev['from']}"), style="dim")
     return name, cards
 
 
@@ -83,37 +90,37 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
     if row is None:
         rej = data.find_rejects(con, game_id)
         if rej.height:
-            console.print(Text(f"{game_id}: 入库时被拒收 rejected at ingest (not a decodable record)", style="yellow"))
+            console.print(_t(f"{game_id}: 入库时被拒收 rejected at ingest (not a decodable record)", style="yellow"))
             for r in rej.iter_rows(named=True):
-                console.print(Text(f"  {r['source_file']}:{r['source_line']}  {labels.error_label(r['code'])}  "
+                console.print(_t(f"  {r['source_file']}:{r['source_line']}  {labels.error_label(r['code'])}  "
                                    f"[{r['rule']}]  {r['message']}"))
                 size = r.get("raw_bytes")
-                console.print(Text(f"  原文 raw ({size if size is not None else '?'} bytes): {r.get('raw') or ''}",
+                console.print(_t(f"  原文 raw ({size if size is not None else '?'} bytes): {r.get('raw') or ''}",
                                    style="dim"))
         else:
-            console.print(Text(f"未找到对局 game not found: {game_id}", style="red"))
+            console.print(_t(f"未找到对局 game not found: {game_id}", style="red"))
         raise typer.Exit(1)
     seats = data.game_seats(con, game_id, row["variant"])
     a = audit_mod.build(row, seats)
     deck = labels.deck_for(row["variant"])
 
-    console.print(Text(f"对局 game {game_id}", style="bold"))
-    console.print(Text(f"{labels.zh(labels.VARIANTS, row['variant'])} · ruleset {row.get('ruleset_id')} · "
+    console.print(_t(f"对局 game {game_id}", style="bold"))
+    console.print(_t(f"{labels.zh(labels.VARIANTS, row['variant'])} · ruleset {row.get('ruleset_id')} · "
                        f"庄 dealer seat {row.get('dealer')} · {row.get('source_file')}:{row.get('source_line')}",
                        style="dim"))
     v = a["verdict"] or {}
     errors = [e for e in v.get("errors") or [] if e]
     if v.get("valid"):
-        console.print(Panel(Text("有效 valid", style="bold green"), title="裁定 verdict", expand=False))
+        console.print(Panel(_t("有效 valid", style="bold green"), title="裁定 verdict", expand=False))
     else:
         body = Text("无效 invalid\n", style="bold red")
         for e in errors:
             where = "record" if e.get("step") is None else f"step {e['step']}"
-            body.append(f"{labels.error_label(e.get('code'))} [{e.get('rule')}] {where}\n", style="red")
-            body.append(f"  {e.get('message')}\n")
+            body.append(terminal_text(f"{labels.error_label(e.get('code'))} [{e.get('rule')}] {where}") + "\n", style="red")
+            body.append(terminal_text(f"  {e.get('message')}") + "\n")
         console.print(Panel(body, title="裁定 verdict", expand=False))
     if a["note"]:
-        console.print(Text(a["note"], style="dim"))
+        console.print(_t(a["note"], style="dim"))
 
     steps = a["steps"]
     if steps:
@@ -123,7 +130,7 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
         deal.add_column("手牌 hand", overflow="fold")
         for s in first.get("seats") or []:
             tag = " 庄" if s.get("seat") == row.get("dealer") else ""
-            deal.add_row(Text(f"{s.get('seat')}{tag} {s.get('player') or ''}"),
+            deal.add_row(_t(f"{s.get('seat')}{tag} {s.get('player') or ''}"),
                          _cards(labels.sort_cards(s.get("hand") or [], deck), deck))
         console.print(deal)
         t = Table(title="逐步 steps")
@@ -134,14 +141,14 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
             ev = snap.get("event") or {}
             name, cards = _event(ev, deck)
             seat = next((s for s in snap.get("seats") or [] if s.get("seat") == ev.get("seat")), None)
-            hand = _cards(labels.sort_cards(seat.get("hand") or [], deck), deck) if seat else Text("")
-            t.add_row(Text(str(snap.get("step"))), Text(str(ev.get("seat"))), name, cards, hand,
-                      Text(str(snap.get("wall_left"))),
+            hand = _cards(labels.sort_cards(seat.get("hand") or [], deck), deck) if seat else _t("")
+            t.add_row(_t(str(snap.get("step"))), _t(str(ev.get("seat"))), name, cards, hand,
+                      _t(str(snap.get("wall_left"))),
                       style="on dark_red" if i == err_idx else None)
         console.print(t)
         if err_idx is not None:
             e = steps[err_idx].get("error") or (errors[0] if errors else {})
-            console.print(Text(f"首个错误 first failing step {steps[err_idx]['step']}: "
+            console.print(_t(f"首个错误 first failing step {steps[err_idx]['step']}: "
                                f"{labels.error_label(e.get('code'))} [{e.get('rule')}] {e.get('message')}",
                                style="bold red"))
 
@@ -154,13 +161,13 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
         t.add_column(col)
     for d in a["diff"]:
         mark = {True: "✓", False: "✗", None: "—"}[d["same"]]
-        # Text(): values come from the log, never read as rich markup
-        t.add_row(Text(labels.RESULT_FIELDS.get(d["field"], d["field"])),
-                  Text(audit_mod.fmt_value(d["field"], d["claimed"], deck, d["claimed_present"])),
-                  Text(audit_mod.fmt_value(d["field"], d["computed"], deck, d["computed_present"])), mark,
+        # _t(): values come from the log, never read as rich markup nor as terminal controls
+        t.add_row(_t(labels.RESULT_FIELDS.get(d["field"], d["field"])),
+                  _t(audit_mod.fmt_value(d["field"], d["claimed"], deck, d["claimed_present"])),
+                  _t(audit_mod.fmt_value(d["field"], d["computed"], deck, d["computed_present"])), mark,
                   style="bold red" if d["same"] is False else None)
     if a["claimed"] is None:
-        console.print(Text("记录没有申报结算 the record claims no result", style="dim"))
+        console.print(_t("记录没有申报结算 the record claims no result", style="dim"))
     console.print(t)
 
 
@@ -170,29 +177,29 @@ def _print_explanation(console: Console, ex: dict[str, Any], deck: Deck) -> None
     x = audit_mod.explanation(ex, deck)
     variant = ex.get("variant")
     pu, uu = labels.points_unit(variant), labels.units_unit(variant)
-    console.print(Text(f"结算争议 why the settlement is disputed — the engine judges step {ex['step']} "
+    console.print(_t(f"结算争议 why the settlement is disputed — the engine judges step {ex['step']} "
                        f"(seat {ex['seat']}'s 胡) as in replay", style="bold"))
     if x["refused"]:
-        console.print(Text(f"引擎不认这个胡 the engine refuses the claimed 胡 [{x['rule']}]: {x['refused']}", style="bold red"))
+        console.print(_t(f"引擎不认这个胡 the engine refuses the claimed 胡 [{x['rule']}]: {x['refused']}", style="bold red"))
     if x["groups"]:
         t = Table(title=f"计算的胡牌拆分 computed split ({pu} per group, rule line)")
         for col in ("种类 kind", "牌 cards", pu, "来自 from", "规则 rule"):
             t.add_column(col, overflow="fold")
         for g in x["groups"]:
-            t.add_row(Text(g["kind"]), Text(g["cards"]), Text(str(g["points"])), Text(g["from"]), Text(g["rule"]))
+            t.add_row(_t(g["kind"]), _t(g["cards"]), _t(str(g["points"])), _t(g["from"]), _t(g["rule"]))
         console.print(t)
     if x["points_sum"]:
-        console.print(Text(f"{pu}: {x['points_sum']}  (申报 claimed {ex['points']['claimed']})"))
+        console.print(_t(f"{pu}: {x['points_sum']}  (申报 claimed {ex['points']['claimed']})"))
     if x["units_sum"]:
-        console.print(Text(f"{uu} 计算 computed: {x['units_sum']}"))
+        console.print(_t(f"{uu} 计算 computed: {x['units_sum']}"))
     if x["claimed_units"]:
-        console.print(Text(f"{uu} 申报 claimed:  {x['claimed_units']}"))
+        console.print(_t(f"{uu} 申报 claimed:  {x['claimed_units']}"))
     t = Table(title="逐项对比 term by term")
     for col in ("项 term", "计算 computed", "申报 claimed", "一致 match"):
         t.add_column(col, overflow="fold")
     for r in x["terms"]:
-        t.add_row(Text(r["term"]), Text(r["computed"]), Text(r["claimed"]),
+        t.add_row(_t(r["term"]), _t(r["computed"]), _t(r["claimed"]),
                   {True: "✓", False: "✗", None: "—"}[r["same"]], style="bold red" if r["same"] is False else None)
     console.print(t)
     if x["part"]:
-        console.print(Text(f"不符之处 where they part: {x['part']}", style="bold red"))
+        console.print(_t(f"不符之处 where they part: {x['part']}", style="bold red"))

@@ -20,7 +20,7 @@ import typer
 from replay import ENGINE_VERSION, variants
 from replay.options import parse_overrides
 from replay.progress import Meter
-from replay.record import Verdict, VerdictError, sha256_hex, utf8_text
+from replay.record import Verdict, VerdictError, sha256_hex, terminal_text, utf8_text
 from replay.replayer import replay_line
 from replay.workers import process_pool
 
@@ -63,11 +63,12 @@ def _verdict_json(res: Any) -> Any:
 
 
 def _shown(path: Path) -> str:
-    """A path as printed: relative to the working folder when inside it, always UTF-8 text."""
+    """A path as printed: relative to the working folder when inside it, as text a terminal only
+    shows (:func:`~replay.record.terminal_text`: a file name may hold any byte but / and NUL)."""
     try:
-        return utf8_text(str(path.relative_to(Path.cwd())))
+        return terminal_text(str(path.relative_to(Path.cwd())))
     except ValueError:
-        return utf8_text(str(path))
+        return terminal_text(str(path))
 
 
 def _reject_verdict(reject: Any, raw: bytes) -> Verdict:
@@ -93,7 +94,7 @@ def validate_cmd(
     try:
         inputs, skipped = find_inputs(files)
     except FileNotFoundError as e:
-        typer.echo(f"paipu validate: {utf8_text(str(e))}", err=True)
+        typer.echo(f"paipu validate: {terminal_text(str(e))}", err=True)
         raise typer.Exit(2)
     for f in skipped:
         typer.echo(f"paipu validate: skipped {_shown(f)} (not a .jsonl, .jsonl.gz or .jsonl.zst file)", err=True)
@@ -168,13 +169,13 @@ def _verdict_line(where: str, status: str, v: Verdict) -> str:
         c = v.computed or {}
         what = (f"win seat {c.get('winner')} {c.get('points')} 胡 units {c.get('units')}" if c.get("outcome") == "win"
                 else "荒庄 draw")
-        return utf8_text(f"{where}{gid} valid ({what})\n")
+        return terminal_text(f"{where}{gid} valid ({what})") + "\n"
     if status == "duplicate":
-        return utf8_text(f"{where}{gid} duplicate of an earlier line (counted once)\n")
+        return terminal_text(f"{where}{gid} duplicate of an earlier line (counted once)") + "\n"
     e = v.errors[0]
     more = f" (+{len(v.errors) - 1} more)" if len(v.errors) > 1 else ""
     step = f" step {e.step}" if e.step is not None else ""
-    return utf8_text(f"{where}{gid} {status.upper()}{step} {e.code} [{e.rule}] {e.message}{more}\n")
+    return terminal_text(f"{where}{gid} {status.upper()}{step} {e.code} [{e.rule}] {e.message}{more}") + "\n"
 
 
 def score_cmd(
@@ -186,7 +187,7 @@ def score_cmd(
     from replay.score import score_case
 
     if not case.is_file():
-        typer.echo(f"paipu score: no such file: {case}", err=True)
+        typer.echo(terminal_text(f"paipu score: no such file: {case}"), err=True)
         raise typer.Exit(2)
     text = case.read_bytes()
     where = _shown(case.absolute())
@@ -198,7 +199,7 @@ def score_cmd(
         if "error" in res:
             bad += 1
             res = {**res, "case": name}
-            typer.echo(f"paipu score: {name}: {res['error']}", err=True)
+            typer.echo(terminal_text(f"paipu score: {name}: {res['error']}"), err=True)
         sys.stdout.write(json.dumps(res, ensure_ascii=False) + "\n")
     raise typer.Exit(1 if bad else 0)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -150,6 +151,27 @@ def utf8_text(s: str) -> str:
     except UnicodeEncodeError:
         return s.encode("utf-8", "backslashreplace").decode("utf-8")
     return s
+
+
+# What a terminal would act on rather than show: C0/C1 controls (ESC starts colour, cursor and
+# title sequences; CR and BS overwrite what came before; LF would start a fake output line), and
+# the bidirectional and line-separator formats (Trojan Source, CVE-2021-42574: they reorder the
+# characters shown).
+_TERMINAL_ACTIVE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_text(s: str) -> str:
+    """``s`` as text a terminal only shows: :func:`utf8_text`, then every control character and
+    bidirectional format character (``_TERMINAL_ACTIVE``) written as its escape (``\\x1b``,
+    ``\\u202e``). For everything from a log that the commands print as text (game ids, messages
+    quoting the log, file names); JSON output needs none (its encoder escapes them).
+
+    :returns: one line of printable text; unchanged when ``s`` holds none of them.
+    """
+    s = utf8_text(s)
+    if _TERMINAL_ACTIVE.search(s) is None:
+        return s
+    return _TERMINAL_ACTIVE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", s)
 
 
 def sha256_hex(raw: bytes) -> str:
