@@ -110,3 +110,27 @@ def test_zimo_pay_triple_triples_a_zimo():
         assert b["scores"] == [s * (3 if zimo else 1) for s in computed["scores"]]
         n += zimo
     assert n > 0
+
+
+# docs/rules/<doc>.md of each variant: its options table has a `kind` column
+RULE_DOCS = {"guilin": "guilin", "zipai": "zipai", "yuanjiang_guihuzi": "yuanjiang_guihuzi",
+             "tongcheng_gezi": "tongcheng_gezi", "sanjing_huapai": "huapai", "wujing_huapai": "huapai",
+             "shuangbiegan_huapai": "huapai", "shangdaren": "shangdaren"}
+
+
+@pytest.mark.parametrize("spec", IMPLEMENTED, ids=lambda s: s.id)
+def test_the_rules_docs_give_every_options_kind(spec):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "rules" / f"{RULE_DOCS[spec.id]}.md").read_text()
+    lines = text[text.index("\n| option | kind |") + 1:].split("\n")
+    documented = {}
+    for ln in lines[2:]:
+        if not ln.startswith("|"):
+            break
+        m = re.match(r"\|\s*`([a-z0-9_]+)`\s*\|\s*(\w+)\s*\|", ln)
+        assert m, ln
+        documented[m[1]] = m[2]
+    names = {o.name for o in spec.options}  # huapai.md lists the three 花牌 variants' options together
+    assert {o.name: o.kind for o in spec.options} == {k: v for k, v in documented.items() if k in names}
