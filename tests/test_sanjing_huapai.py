@@ -655,3 +655,19 @@ def test_facts_and_snapshot(heuristic_games):
     assert trail["verdict"]["valid"] and len(trail["steps"]) == len(r.actions) + 1
     d = next(x for x in heuristic_games if x.result.outcome == "draw")
     assert replay_line(msgspec.json.encode(d)).facts["jing"] is None
+
+
+def test_dui_half_halves_after_the_zhu_jing_doubling():
+    # docs/rules/huapai.md decision 1: a 對 of three 素 乙 (a 精, 坎 5 胡, 002 §3) that is the 主精 is
+    # 10 as a 坎; dui_hu=half gives 10 // 2 = 5 (halving first would give 5 // 2 × 2 = 4); not the
+    # 主精: 5 // 2 = 2; dui_hu=kan: 10.
+    from replay.cards import HUAPAI
+    from replay.variants.huapai import scoring as hsc
+
+    yi = hsc.HUAPAI_CHARS.index("乙")
+    kinds = (hsc.KCHAR.index(yi),) * 3
+    assert not any(hsc.KHUA[k] for k in kinds)
+    half = hsc.Cfg(deck=HUAPAI, jing=frozenset({yi}), dui_hu="half")
+    assert hsc.meld_points("dui", kinds, yi, half) == 5
+    assert hsc.meld_points("dui", kinds, None, half) == 2
+    assert hsc.meld_points("dui", kinds, yi, hsc.Cfg(deck=HUAPAI, jing=frozenset({yi}))) == 10
