@@ -8,7 +8,7 @@ SEED ?= 1
 DEMO := build/demo
 WAREHOUSE := $(DEMO)/warehouse
 
-.PHONY: demo test install bench clean
+.PHONY: demo test test-python install kernel bench clean
 
 # One stamp per extra: `make demo` on a fresh clone installs only the base dependencies (what the
 # demo runs: no test tools, no dask, no browser, no chess), `make bench` adds the bench extra
@@ -21,19 +21,37 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(BASE): pyproject.toml | $(VENV)/bin/python
+# Each install also builds the compiled kernel (setup.py, issue 18: Cython, when a C compiler
+# works; else pure Python) and prints one line saying which kernel runs.
+KERNEL := $(VENV)/.installed-kernel
+KERNEL_SRC := setup.py replay/kernel.py $(shell sed -n 's/^    "\(replay\.[a-z_.]*\)",$$/\1/p' replay/kernel.py | tr . / | sed 's/$$/.py/')
+
+$(BASE): pyproject.toml setup.py | $(VENV)/bin/python
 	$(PIP) -e .
+	@$(BIN)/python -m replay.kernel
+	touch $@ $(KERNEL)
+
+$(DEV): pyproject.toml setup.py | $(VENV)/bin/python
+	$(PIP) -e '.[dev]'
+	@$(BIN)/python -m replay.kernel
+	touch $@ $(BASE) $(KERNEL)
+
+$(BENCH): pyproject.toml setup.py | $(VENV)/bin/python
+	$(PIP) -e '.[bench]'
+	@$(BIN)/python -m replay.kernel
+	touch $@ $(BASE) $(KERNEL)
+
+# A kernel module changed since the build: recompile what changed, in place (a stale module runs
+# as pure Python meanwhile, never its old build).
+$(KERNEL): $(KERNEL_SRC) | $(BASE)
+	$(PIP) "Cython>=3.0" "setuptools>=69"
+	$(BIN)/python setup.py --quiet build_ext --inplace
+	@$(BIN)/python -m replay.kernel
 	touch $@
 
-$(DEV): pyproject.toml | $(VENV)/bin/python
-	$(PIP) -e '.[dev]'
-	touch $@ $(BASE)
-
-$(BENCH): pyproject.toml | $(VENV)/bin/python
-	$(PIP) -e '.[bench]'
-	touch $@ $(BASE)
-
 install: $(DEV)
+
+kernel: $(KERNEL)
 
 # What the demo warehouse holds (dashboards/demo.py): GAMES 桂林字牌 games and VGAMES of every other
 # variant (通城個子牌 at 4 and 3 seats), each variant at its own tables, times and players; a second
@@ -52,11 +70,16 @@ ifeq ($(SERVE),1)
 endif
 
 # Two processes (pytest-xdist), a test file per process: its module fixtures are built once.
-test: install
+test: install $(KERNEL)
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
-bench: $(BENCH)
+# The same suite on the pure-Python reference engine (the compiled build is what `make test` runs).
+test-python: install
+	PAIPU_KERNEL=python $(BIN)/python -m pytest -n 2 --dist loadfile
+
+bench: $(BENCH) $(KERNEL)
 	$(BIN)/python -m bench.run
 
 clean:
-	rm -rf build $(VENV)
+	rm -rf build $(VENV) replay/_kernel_build.json
+	find replay -name '*.so' -delete

@@ -35,7 +35,12 @@ class Command(TyperCommand):
 
 
 class Group(TyperGroup):
-    """The ``paipu`` group: its ``--help`` without typer's ``<bool>`` (see :class:`Command`)."""
+    """The ``paipu`` group: its ``--help`` and ``--version`` without typer's ``<bool>`` (see :class:`Command`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for p in self.params:
+            _plain_metavar(p)
 
     def get_help_option(self, ctx: Any) -> Any:
         opt = super().get_help_option(ctx)
@@ -62,6 +67,27 @@ def _plain_metavar(p: Any) -> None:
 
 app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True,
                   help="paipu: replay validation and analytics for 字牌 and 花牌 game logs (paipu/1).")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from replay import ENGINE_VERSION, kernel
+
+        try:
+            v = version("paipu")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            v = "(not installed)"
+        typer.echo(f"paipu {v} (engine {ENGINE_VERSION}); {kernel.describe()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                        help="Print the version and which kernel runs (compiled or pure Python, and why), "
+                                             "then exit.")) -> None:
+    """paipu: replay validation and analytics for 字牌 and 花牌 game logs (paipu/1)."""
 
 
 def _command(name: str) -> Any:

@@ -169,8 +169,10 @@ def replay_record(rec: Record, raw: bytes = b"", *, stop_after: int | None = Non
     sha = sha256_hex(raw) if raw else ""
     spec = variants.VARIANTS.get(rec.variant)
 
+    # `x`, not `e`: Cython (the compiled kernel) refuses an `except ... as e` below whose name a
+    # nested scope also binds
     def verdict(errors: list[RuleViolation], computed: dict | None, rid: str | None) -> Verdict:
-        return Verdict(game_id=rec.game_id, valid=not errors, errors=[_err(e) for e in errors],
+        return Verdict(game_id=rec.game_id, valid=not errors, errors=[_err(x) for x in errors],
                        computed=computed, ruleset_id=rid, engine_version=ENGINE_VERSION, record_sha256=sha)
 
     if spec is None or not spec.implemented:

@@ -1,0 +1,182 @@
+"""Which kernel runs: the compiled modules (Cython, built at install) or the pure-Python reference.
+
+The hot modules listed in :data:`MODULES` are plain, importable Python; ``setup.py`` compiles the
+very same files with Cython in pure-Python mode when a C compiler is present at install
+(``pip install -e .`` leaves ``<module>.<abi>.so`` beside each ``.py``) and records in
+:data:`MANIFEST` the SHA-256 of every source it compiled (or why it compiled none). Python would
+import a ``.so`` ahead of its ``.py``; :func:`install` (run by ``import replay``, before any of
+these modules loads) makes a module load from its ``.py`` instead when
+
+- ``PAIPU_KERNEL=python`` (the reference engine, forced: the differential test and
+  ``make test-python`` use it),
+- its ``.so`` is missing (no C compiler at install, or the build of that module failed), or
+- its ``.py`` changed since the build (a stale ``.so`` never runs: ``make install`` rebuilds).
+
+``PAIPU_KERNEL=compiled`` makes any of the last two an :class:`ImportError` (CI tests the compiled
+build and must not fall back silently). Unset or ``auto``: compiled where up to date.
+:func:`describe` is the one line ``paipu --version`` and ``python -m replay.kernel`` print.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+MANIFEST = Path(__file__).with_name("_kernel_build.json")
+"""Written by ``setup.py`` at build time (git-ignored): ``{"cython", "modules": {name: sha256},
+"failed": {name: why}, "error": why-none-was-built}``."""
+
+# The compiled set: the engine core, decode and replay, and every variant's state and scorer.
+# setup.py reads this tuple with ast.literal_eval (it cannot import replay at build time).
+MODULES = (
+    "replay.cards",
+    "replay.errors",
+    "replay.record",
+    "replay.options",
+    "replay.engine",
+    "replay.split",
+    "replay.judge",
+    "replay.replayer",
+    "replay.variants.guilin.scoring",
+    "replay.variants.guilin.state",
+    "replay.variants.huapai.scoring",
+    "replay.variants.huapai.state",
+    "replay.variants.shangdaren.scoring",
+    "replay.variants.shangdaren.state",
+    "replay.variants.tongcheng_gezi.scoring",
+    "replay.variants.tongcheng_gezi.state",
+    "replay.variants.yuanjiang_guihuzi.scoring",
+    "replay.variants.yuanjiang_guihuzi.state",
+)
+
+CHOICES = ("auto", "compiled", "python")
+
+
+def source(name: str) -> Path:
+    """The ``.py`` of kernel module ``name``."""
+    return ROOT.joinpath(*name.split(".")).with_suffix(".py")
+
+
+def compiled_file(name: str) -> Path | None:
+    """The built extension of ``name`` beside its source, or None."""
+    src = source(name)
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        p = src.with_suffix(suffix)
+        if p.exists():
+            return p
+    return None
+
+
+def digest(path: Path) -> str:
+    """SHA-256 (hex) of a file's bytes: what the build recorded and what import compares."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _manifest() -> dict[str, Any]:
+    try:
+        return json.loads(MANIFEST.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+class _Status:
+    """What :func:`install` decided: ``mode``, per module ``compiled`` or the reason it is not."""
+
+    def __init__(self) -> None:
+        self.mode = "auto"
+        self.manifest: dict[str, Any] = {}
+        self.why: dict[str, str] = {}  # module -> why it runs as Python (absent: compiled)
+
+
+STATUS = _Status()
+
+
+class _SourceFirst(importlib.abc.MetaPathFinder):
+    """Loads the named kernel modules from their ``.py`` (a plain source loader), whatever is
+    built beside them."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname not in self.names:
+            return None
+        return importlib.util.spec_from_file_location(fullname, source(fullname))
+
+
+def install(env: dict[str, str] | None = None) -> _Status:
+    """Decide each kernel module's implementation (see the module doc) and put the finder in place.
+    Idempotent; run by ``import replay`` before any kernel module is imported.
+
+    :raises ValueError: ``PAIPU_KERNEL`` is none of :data:`CHOICES`.
+    :raises ImportError: ``PAIPU_KERNEL=compiled`` and some module is not built or is stale.
+    """
+    env = os.environ if env is None else env
+    mode = (env.get("PAIPU_KERNEL") or "auto").strip().lower()
+    if mode not in CHOICES:
+        raise ValueError(f"PAIPU_KERNEL={mode!r}: choose one of {', '.join(CHOICES)}")
+    man = _manifest()
+    built = man.get("modules", {})
+    why: dict[str, str] = {}
+    for name in MODULES:
+        if mode == "python":
+            why[name] = "PAIPU_KERNEL=python"
+        elif compiled_file(name) is None:
+            why[name] = (man.get("failed", {}).get(name) or man.get("error")
+                         or "not built (no C compiler at install, or installed without the build)")
+        elif name not in built:
+            why[name] = "its extension is not in the build manifest (make install rebuilds it)"
+        elif built[name] != digest(source(name)):
+            why[name] = f"{source(name).relative_to(ROOT)} changed since the build (make install rebuilds it)"
+    if mode == "compiled" and why:
+        name = next(iter(why))
+        raise ImportError(f"PAIPU_KERNEL=compiled but {len(why)} kernel module(s) would run as Python, "
+                          f"e.g. {name}: {why[name]}")
+    STATUS.mode, STATUS.manifest, STATUS.why = mode, man, why
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _SourceFirst)]
+    if why:
+        sys.meta_path.insert(0, _SourceFirst(set(why)))
+    return STATUS
+
+
+def loaded() -> dict[str, bool]:
+    """Per kernel module already imported: True when its compiled extension runs."""
+    out = {}
+    for name in MODULES:
+        mod = sys.modules.get(name)
+        if mod is not None:
+            out[name] = not str(getattr(mod, "__file__", "")).endswith(".py")
+    return out
+
+
+def compiled() -> bool:
+    """True when every kernel module runs compiled."""
+    return not STATUS.why
+
+
+def describe() -> str:
+    """One line: which kernel runs and why (``paipu --version``, ``python -m replay.kernel``)."""
+    n = len(MODULES)
+    why = STATUS.why
+    cy = STATUS.manifest.get("cython")
+    if not why:
+        return f"kernel: compiled (Cython {cy}, {n} modules)"
+    reasons = sorted(set(why.values()))
+    if len(why) == n:
+        return f"kernel: pure Python ({reasons[0] if len(reasons) == 1 else '; '.join(reasons)})"
+    return (f"kernel: compiled (Cython {cy}) but {len(why)} of {n} modules pure Python: "
+            + "; ".join(f"{m}: {r}" for m, r in sorted(why.items())))
+
+
+if __name__ == "__main__":  # `python -m replay.kernel`: the Makefile prints this after installing
+    from replay import kernel as _installed  # `import replay` ran install() on that module, not on __main__
+
+    print(f"paipu {_installed.describe()}")

@@ -1,0 +1,115 @@
+"""The compiled kernel against the pure-Python reference (issue 18), and how the kernel is chosen.
+
+The differential test runs tests/kernel_dump.py twice, with ``PAIPU_KERNEL=python`` and
+``PAIPU_KERNEL=compiled``, and requires byte-identical output: every simulated game, verdict,
+facts, audit table, warehouse row and 桂林 scorer answer on a corpus of every variant (simulated
+games, each option value, the golden logs, tampered copies, bad input). It is skipped only where
+no compiled kernel was built (no C compiler at install) — unless this run itself asks for the
+compiled kernel (``PAIPU_KERNEL=compiled``, as .ci/run does), then a missing build fails.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from replay import kernel
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _built() -> bool:
+    """Every kernel module has an up-to-date build (what ``PAIPU_KERNEL=compiled`` requires)."""
+    saved = list(sys.meta_path)
+    try:
+        return not kernel.install({"PAIPU_KERNEL": "auto"}).why
+    finally:
+        kernel.install()
+        sys.meta_path[:] = saved
+
+
+def test_compiled_and_python_kernels_answer_byte_for_byte(tmp_path: Path) -> None:
+    if not _built():
+        if os.environ.get("PAIPU_KERNEL") == "compiled":
+            pytest.fail("PAIPU_KERNEL=compiled but the compiled kernel is not built: " + kernel.describe())
+        pytest.skip("no compiled kernel here (" + kernel.describe() + ")")
+    runs = {}
+    for mode in ("python", "compiled"):
+        out = tmp_path / f"{mode}.txt"
+        env = {**os.environ, "PAIPU_KERNEL": mode, "PYTHONHASHSEED": "0"}
+        runs[mode] = (out, subprocess.Popen([sys.executable, str(ROOT / "tests" / "kernel_dump.py"), str(out)],
+                                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    said = {}
+    for mode, (out, p) in runs.items():
+        stdout, stderr = p.communicate(timeout=1800)
+        assert p.returncode == 0, f"{mode}: {stderr.decode()[-2000:]}"
+        said[mode] = stdout.decode().strip()
+    assert said["python"] == "kernel: pure Python (PAIPU_KERNEL=python)"
+    assert said["compiled"].startswith("kernel: compiled (Cython "), said["compiled"]
+    ref, got = (runs[m][0].read_bytes().splitlines() for m in ("python", "compiled"))
+    assert len(ref) > 5000  # the corpus is there: lines, verdicts, rows and hands
+    for i, (a, b) in enumerate(zip(ref, got)):
+        if a != b:
+            where = next((x for x in reversed(ref[:i + 1]) if x.startswith(b"line ")), b"(rows or hands)")
+            pytest.fail(f"output line {i} differs, in {where[:160]!r}:\n python:   {a[:400]!r}\n compiled: {b[:400]!r}")
+    assert len(ref) == len(got)
+
+
+def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    saved = list(sys.meta_path)
+    try:
+        with pytest.raises(ValueError, match="PAIPU_KERNEL='fast'"):
+            kernel.install({"PAIPU_KERNEL": "fast"})
+        st = kernel.install({"PAIPU_KERNEL": "python"})
+        assert set(st.why) == set(kernel.MODULES)
+        assert kernel.describe() == "kernel: pure Python (PAIPU_KERNEL=python)"
+        assert isinstance(sys.meta_path[0], kernel._SourceFirst)
+        # a build of every module but one, whose source changed since: that one runs as Python
+        so = tmp_path / "x.so"
+        so.write_bytes(b"")
+        monkeypatch.setattr(kernel, "compiled_file", lambda name: so)
+        stale = "replay.split"
+        monkeypatch.setattr(kernel, "_manifest", lambda: {"cython": "3.0", "modules": {
+            m: ("0" * 64 if m == stale else kernel.digest(kernel.source(m))) for m in kernel.MODULES}})
+        st = kernel.install({})
+        assert st.why == {stale: "replay/split.py changed since the build (make install rebuilds it)"}
+        assert kernel.describe() == ("kernel: compiled (Cython 3.0) but 1 of 18 modules pure Python: replay.split: "
+                                     "replay/split.py changed since the build (make install rebuilds it)")
+        with pytest.raises(ImportError, match="PAIPU_KERNEL=compiled but 1 kernel module"):
+            kernel.install({"PAIPU_KERNEL": "compiled"})
+        monkeypatch.setattr(kernel, "_manifest", lambda: {"cython": "3.0", "modules": {
+            m: kernel.digest(kernel.source(m)) for m in kernel.MODULES}})
+        assert not kernel.install({}).why
+        assert kernel.describe() == "kernel: compiled (Cython 3.0, 18 modules)"
+        assert not any(isinstance(f, kernel._SourceFirst) for f in sys.meta_path)
+        # no build at all: the manifest says why
+        monkeypatch.setattr(kernel, "compiled_file", lambda name: None)
+        monkeypatch.setattr(kernel, "_manifest", lambda: {"error": "no C compiler worked at install (x)"})
+        kernel.install({})
+        assert kernel.describe() == "kernel: pure Python (no C compiler worked at install (x))"
+    finally:
+        monkeypatch.undo()
+        kernel.install()
+        sys.meta_path[:] = saved
+
+
+def test_version_says_which_kernel_runs() -> None:
+    from paipu.cli import app
+
+    r = CliRunner().invoke(app, ["--version"])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("paipu ") and f"; {kernel.describe()}" in r.output
+
+
+def test_a_module_forced_to_python_loads_its_source() -> None:
+    code = ("import replay.split, replay.variants.guilin.state as s, replay.kernel as k; "
+            "print(replay.split.__file__.endswith('split.py'), s.__file__.endswith('state.py'), k.loaded()['replay.split'])")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PAIPU_KERNEL": "python"},
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["True", "True", "False"]
