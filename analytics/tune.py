@@ -11,6 +11,12 @@ and compared deal by deal with :func:`analytics.queries.compare`.
 
 The experiment id hashes (variant, A, B, games, seed, bots): running the same experiment again
 rewrites the same files, and ingest replaces their shards instead of adding rows.
+
+Which bots play (``--bots``, default ``auto``): the rule-aware bot (``rollout``, replay/rollout.py)
+for a variant where bench/duplicate.py measured it stronger than the heuristic bot
+(:data:`replay.rollout.STRONGER`), else the heuristic bot. Each record carries ``x_bots``; a deal
+whose actions are the same under A and B differs only in its settlement, one whose actions differ
+was played differently (:func:`play_changes`; the Rule tuning page shows both).
 """
 
 from __future__ import annotations
@@ -46,7 +52,27 @@ def experiment_id(variant: str, a: Mapping[str, Any], b: Mapping[str, Any], game
     return f"tune-{variant}-{hashlib.sha256(canon.encode()).hexdigest()[:10]}"
 
 
-def tag(record: Any, experiment: str, arm: str, deal: int) -> bytes:
+def resolve_bots(variant: str, bots: str) -> tuple[str, str]:
+    """The bot kind ``bots`` names for ``variant`` (``auto``: ``rollout`` where it is measurably
+    stronger, :data:`replay.rollout.STRONGER`, else ``heuristic``) and why, in words.
+
+    :raises ValueError: a kind the variant has no bot for.
+    """
+    from replay.rollout import STRONGER
+    from replay.simulator import _bots
+
+    if bots == "auto":
+        if variant in STRONGER:
+            return "rollout", (f"rule-aware bot (rollout): {STRONGER[variant]} units a game over the heuristic "
+                               "bot in duplicate matches (bench/README.md)")
+        return "heuristic", ("heuristic bot: the rule-aware bot is not measurably stronger for this variant "
+                             "(bench/README.md); --bots rollout plays it anyway")
+    _bots(variant, bots)
+    return bots, {"rollout": "rule-aware bot (rollout), as asked", "heuristic": "heuristic bot, as asked",
+                  "random": "random legal bot, as asked"}.get(bots, f"{bots} bot, as asked")
+
+
+def tag(record: Any, experiment: str, arm: str, deal: int, bots: str = "heuristic") -> bytes:
     """One simulated :class:`~replay.record.Record` as a JSON line with the experiment's extensions
     and arm-specific ``game_id``/``table_id`` (a Struct cannot take unknown fields: go through a dict)."""
     d = msgspec.to_builtins(record)
@@ -56,26 +82,31 @@ def tag(record: Any, experiment: str, arm: str, deal: int) -> bytes:
     d["x_experiment"] = experiment
     d["x_arm"] = arm
     d["x_deal"] = deal
+    d["x_bots"] = bots
     return msgspec.json.encode(d)
 
 
-def _play_chunk(args: tuple) -> tuple[list[bytes], list[bytes]]:
+def _play_chunk(args: tuple) -> tuple[list[bytes], list[bytes], list[bool]]:
     """Deals ``start … start+count-1`` under both rulesets (one process plays both arms of a deal:
-    the engine's caches then serve the second arm)."""
+    the engine's caches then serve the second arm), and per deal whether its actions differ."""
     variant, rules_a, rules_b, seed, bots, start, count, experiment = args
     from replay.simulator import simulate
 
     out_a, out_b = [], []
+    actions: dict[str, list] = {"a": [], "b": []}
     for side, rules, out in (("a", rules_a, out_a), ("b", rules_b, out_b)):
         for i, rec in enumerate(simulate(variant, count, seed, bots, rules, start=start), start=start):
-            out.append(tag(rec, experiment, side, i))
-    return out_a, out_b
+            out.append(tag(rec, experiment, side, i, bots))
+            actions[side].append(rec.actions)
+    return out_a, out_b, [x != y for x, y in zip(actions["a"], actions["b"])]
 
 
 def play(variant: str, rules_a: Mapping[str, Any], rules_b: Mapping[str, Any], games: int, seed: int,
-         bots: str, experiment: str, workers: int = 1, meter: Meter | None = None) -> tuple[list[bytes], list[bytes]]:
-    """Both arms' JSON lines (deal order), played in ``workers`` processes; ``meter`` counts the
-    deals as their chunks finish."""
+         bots: str, experiment: str, workers: int = 1,
+         meter: Meter | None = None) -> tuple[list[bytes], list[bytes], list[bool]]:
+    """Both arms' JSON lines (deal order), played in ``workers`` processes, and per deal whether A
+    and B played it differently (its actions differ); ``meter`` counts the deals as their chunks
+    finish."""
     workers = max(1, workers)
     size = max(1, min(250, -(-games // (4 * workers))))  # ≥ 4 chunks a worker: the progress moves
     chunks = [(variant, dict(rules_a), dict(rules_b), seed, bots, s, min(size, games - s), experiment)
@@ -90,7 +121,8 @@ def play(variant: str, rules_a: Mapping[str, Any], rules_b: Mapping[str, Any], g
             parts.append(part)
             if meter is not None:
                 meter.advance(len(part[0]))
-    return [ln for a, _ in parts for ln in a], [ln for _, b in parts for ln in b]
+    return ([ln for a, _, _ in parts for ln in a], [ln for _, b, _ in parts for ln in b],
+            [c for _, _, ch in parts for c in ch])
 
 
 def _write(path: Path, lines: list[bytes]) -> None:
@@ -116,6 +148,10 @@ class TuneResult:
     ingest: Any
     comparison: pl.DataFrame
     sizes: dict[str, int]
+    bots: str = "heuristic"
+    bots_why: str = ""
+    play_changed: int = 0
+    """Deals whose actions differ between A and B (the rest differ in their settlement alone)."""
 
     def row(self, metric: str) -> dict[str, Any]:
         """The comparison row of ``metric`` (e.g. ``tuo``, ``draw``, ``seat0_win``)."""
@@ -125,11 +161,12 @@ class TuneResult:
         return df.row(0, named=True)
 
 
-def run(variant: str, a: str, b: str, games: int, seed: int, warehouse: Path, *, bots: str = "heuristic",
+def run(variant: str, a: str, b: str, games: int, seed: int, warehouse: Path, *, bots: str = "auto",
         workers: int = 0, console: Console | None = None, experiments: Path | None = None) -> TuneResult:
     """Play, write, ingest and compare one experiment (see the module docstring).
 
     :param a: ruleset A as ``OPT=VAL[,…]`` (empty: the variant's defaults); same for ``b``.
+    :param bots: ``auto`` (:func:`resolve_bots`), ``rollout``, ``heuristic`` or ``random``.
     :param experiments: the folder of the experiments' JSON Lines (default: ``<warehouse>/_experiments``;
         ``paipu tune`` passes ``build/experiments``, which ``make demo``'s rebuild of the warehouse keeps).
     :param console: where the progress goes (None: no progress).
@@ -156,18 +193,20 @@ def run(variant: str, a: str, b: str, games: int, seed: int, warehouse: Path, *,
                          "played at both, so a paired comparison means nothing (run one experiment per seat count)")
     if rs_a == rs_b:
         raise ValueError(f"ruleset A and ruleset B are the same ({rs_a}): nothing to compare")
+    bots, bots_why = resolve_bots(variant, bots)
     exp = experiment_id(variant, rules_a, rules_b, games, seed, bots)
     warehouse = Path(warehouse).expanduser().resolve()
     folder = (Path(experiments).expanduser().resolve() if experiments is not None else warehouse / EXPERIMENTS) / exp
     folder.mkdir(parents=True, exist_ok=True)
     workers = workers or os.cpu_count() or 1
     with Meter(f"tune {variant}", games, "deals", console=console, enabled=console is not None) as meter:
-        lines_a, lines_b = play(variant, rules_a, rules_b, games, seed, bots, exp, workers, meter)
+        lines_a, lines_b, changed = play(variant, rules_a, rules_b, games, seed, bots, exp, workers, meter)
     files = [folder / "a.jsonl", folder / "b.jsonl"]
     _write(files[0], lines_a)
     _write(files[1], lines_b)
     meta = {"experiment": exp, "variant": variant, "a": {"rules": rules_a, "ruleset_id": rs_a},
             "b": {"rules": rules_b, "ruleset_id": rs_b}, "games": games, "seed": seed, "bots": bots,
+            "bots_why": bots_why, "play_changed": sum(changed),
             "written_at": datetime.now(timezone.utc).isoformat()}
     (folder / "experiment.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
     report = ingest(files, warehouse, workers=workers, progress=console is not None,
@@ -180,7 +219,33 @@ def run(variant: str, a: str, b: str, games: int, seed: int, warehouse: Path, *,
         sizes = q.arm_sizes(con, arm_a, arm_b)
     finally:
         con.close()
-    return TuneResult(exp, variant, rules_a, rules_b, rs_a, rs_b, files, report, comparison, sizes)
+    return TuneResult(exp, variant, rules_a, rules_b, rs_a, rs_b, files, report, comparison, sizes, bots, bots_why,
+                      sum(changed))
+
+
+def play_changes(con: Any, experiment: str) -> dict[str, Any]:
+    """Who played experiment ``experiment`` and how often A and B played a deal differently, from
+    the warehouse: ``{"bots": [kinds], "deals": paired deals, "changed": deals whose actions differ}``
+    (``bots`` empty for an experiment written before ``x_bots``; then the heuristic bot played)."""
+    from analytics.queries import experiment_expr
+
+    exp = experiment_expr(con)
+    cur = con.cursor()
+    try:
+        row = cur.sql(f"""
+        WITH g AS (SELECT json_extract_string(record_json, '$.x_arm') AS arm,
+                          json_extract_string(record_json, '$.x_deal') AS deal,
+                          json_extract_string(record_json, '$.x_bots') AS bots,
+                          json_extract(record_json, '$.actions')::VARCHAR AS actions
+                   FROM games g WHERE {exp} = $exp),
+             p AS (SELECT a.deal, a.actions IS DISTINCT FROM b.actions AS changed
+                   FROM g a JOIN g b ON a.deal = b.deal AND a.arm = 'a' AND b.arm = 'b')
+        SELECT (SELECT list(DISTINCT bots ORDER BY bots) FILTER (WHERE bots IS NOT NULL) FROM g) AS bots,
+               (SELECT count(*) FROM p) AS deals, (SELECT count(*) FILTER (WHERE changed) FROM p) AS changed""",
+                      params={"exp": experiment}).fetchone()
+    finally:
+        cur.close()
+    return {"bots": list(row[0] or []), "deals": int(row[1]), "changed": int(row[2])}
 
 
 # --- printing -------------------------------------------------------------------------------
@@ -214,6 +279,12 @@ def print_result(res: TuneResult, console: Console, hand_types: int = 8) -> None
                        f"(A {s['a']} / B {s['b']} valid of {s['a_all']} / {s['b_all']})", style="bold"), soft_wrap=True)
     console.print(Text(f"A = {json.dumps(res.rules_a, ensure_ascii=False)} ({res.ruleset_a})"), soft_wrap=True)
     console.print(Text(f"B = {json.dumps(res.rules_b, ensure_ascii=False)} ({res.ruleset_b})"), soft_wrap=True)
+    console.print(Text(f"bots: {res.bots} — {res.bots_why}"), soft_wrap=True)
+    n = s["a_all"]  # every deal played (arm A's games)
+    console.print(Text(f"play: {res.play_changed} of {n} deals played differently under A and B" + (
+        " — every difference comes from the settlement alone" if not res.play_changed else
+        " — differences come from the settlement and from changed play"
+        if res.play_changed < n else " — every deal changed play")), soft_wrap=True)
     t = Table(title="A − B, paired by deal (mean of per-deal differences ± 1.96·sd/√n)", title_justify="left")
     for col, just in (("指标 figure", "left"), ("n", "right"), ("A", "right"), ("B", "right"),
                       ("A − B", "right"), ("95% interval", "right"), ("", "left")):
@@ -248,7 +319,8 @@ def tune_cmd(
     experiments: Path = typer.Option(Path("build/experiments"), "--experiments",
                                      help="folder for the experiment's logs (outside build/demo, so `make demo`, "
                                           "which rebuilds the demo warehouse, leaves them)"),
-    bots: str = typer.Option("heuristic", "--bots", help="heuristic or random"),
+    bots: str = typer.Option("auto", "--bots", help="auto (the rule-aware bot where it is measurably stronger, "
+                             "else heuristic), rollout (rule-aware), heuristic or random"),
     workers: int = typer.Option(0, "--workers", help="processes (0 = all cores)"),
     as_json: Optional[Path] = typer.Option(None, "--json", help="also write the comparison as JSON here"),
 ) -> None:
@@ -269,5 +341,6 @@ def tune_cmd(
         as_json.write_text(json.dumps({"experiment": res.experiment, "variant": res.variant,
                                        "a": {"rules": res.rules_a, "ruleset_id": res.ruleset_a},
                                        "b": {"rules": res.rules_b, "ruleset_id": res.ruleset_b},
-                                       "sizes": res.sizes, "figures": res.comparison.to_dicts()},
+                                       "sizes": res.sizes, "bots": res.bots, "bots_why": res.bots_why,
+                                       "play_changed": res.play_changed, "figures": res.comparison.to_dicts()},
                                       ensure_ascii=False, indent=1), encoding="utf-8")

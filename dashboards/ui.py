@@ -143,8 +143,15 @@ _CALLS: dict[str, Any] = {
     "data.last_ingested": data.last_ingested, "data.reject_examples": data.reject_examples,
     "tune.experiment_arms": aq.experiment_arms, "tune.ruleset_games": aq.ruleset_games,
     "tune.compare": aq.compare, "tune.arm_sizes": aq.arm_sizes,
-    "tune.rescore": rescore.warehouse_figures,
+    "tune.rescore": rescore.warehouse_figures, "tune.play": lambda con, exp: _tune().play_changes(con, exp),
 }
+
+
+def _tune() -> Any:
+    """analytics.tune (imported on first use: it brings the command's typer and rich)."""
+    from analytics import tune
+
+    return tune
 
 
 @st.cache_data(ttl=TTL, max_entries=256, max_size=64 << 20, show_spinner=False)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import random
 from datetime import datetime, timedelta, timezone
-from operator import attrgetter
 from typing import Any, Iterator, Mapping
 
 import msgspec
@@ -22,6 +21,7 @@ from replay.engine import Phase
 from replay.options import make_ruleset
 from replay.record import Deal, Event, Record, Result, Shuffle
 from replay.replayer import shuffle_digest
+from replay.rollout import next_events
 
 PLAYERS = 48  # simulated player pool: enough tables for player pages and leaderboards
 EPOCH = datetime(2026, 11, 1, 12, 0, tzinfo=timezone(timedelta(hours=8)))
@@ -63,34 +63,10 @@ def play(record: Record, rules: Mapping[str, Any], bots: list) -> Record:
     state = spec.state(record, ruleset)
     log: list[Event] = []
     apply, keep = state.apply, log.append
-    by_key = attrgetter("key")
-    while (phase := state.phase) is not Phase.OVER:
-        owed = state.pending_declarations() if phase is Phase.START else None
-        if owed:
-            ev = owed[0]
-        elif phase is Phase.DRAW:
-            ev = state.legal_events()[0]
-        elif phase is Phase.DISCARD:
-            s = state.turn
-            ev = bots[s].discard(state, s, state.legal_events())
-        else:
-            w = state.window
-            for opt in sorted(w.options, key=by_key):
-                ev = bots[opt.seat].claim(state, opt.seat, opt)
-                if ev is not None:  # the seats ranked above it pass explicitly first
-                    for s in sorted({o.seat for o in w.options if o.seat != opt.seat and o.key < opt.key}):
-                        p = Event(seat=s, act="pass")
-                        apply(p)
-                        keep(p)
-                    break
-            else:  # nobody claims
-                state.close_window()
-                if w.kind != "start":
-                    continue
-                s = state.dealer
-                ev = bots[s].discard(state, s, state.legal_events())
-        apply(ev)
-        keep(ev)
+    while state.phase is not Phase.OVER:
+        for ev in next_events(state, bots):  # the rollouts' reading of a turn too (replay.rollout)
+            apply(ev)
+            keep(ev)
     result = msgspec.convert(state.result(), type=Result)
     return msgspec.structs.replace(record, actions=log, result=result)
 
@@ -103,18 +79,24 @@ def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules
         instead of shuffling (e.g. data/guilin-deals-2017.jsonl).
     :param start: index of the first game (for sharding a run across processes; a multiple of 8
         keeps tables whole, which variants with dealer succession need).
-    :raises ValueError: unknown variant or bots.
+    :param bots: one bot kind for every seat (``heuristic``, ``random``, ``rollout``) or one a seat,
+        comma-separated (``rollout,heuristic,heuristic``: the duplicate matches of bench/duplicate.py);
+        each seat's bot draws from its own stream ``(game, seat, seed)`` whatever its kind.
+    :raises ValueError: unknown variant or bots, or a per-seat list of the wrong length.
     """
     spec = variants.get(variant)
     if not spec.implemented:
         raise ValueError(f"variant {variant!r} is not implemented yet")
-    bot_cls = _bots(variant, bots)
     rules = dict(rules or {})
     n = int(rules.get("players", spec.players[0]))  # a variant with several seat counts has a `players` option
+    kinds = bots.split(",") if "," in bots else [bots] * n
+    if len(kinds) != n:
+        raise ValueError(f"bots {bots!r} names {len(kinds)} seats; {variant} plays {n} here")
+    bot_cls = [_bots(variant, k) for k in kinds]
     ruleset = make_ruleset(spec.id, spec.options, rules)
     rid = variant if ruleset.id.endswith("-default") else ruleset.id  # game ids unique across rulesets
     # ... and across bot kinds (spec §2: unique across all files); heuristic ids keep their old form
-    bid = "" if bots == "heuristic" else f"{bots}-"
+    bid = "" if bots == "heuristic" else f"{bots.replace(',', '+')}-"
     todo = range(start, start + games) if deals is None else range(len(deals))
     # Variants whose dealer follows the previous hand (e.g. 定庄 in yuanjiang_guihuzi) define
     # ``next_dealer(prev_dealer, prev_result, n)``; tables are 8 consecutive games.
@@ -145,6 +127,6 @@ def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules
         rec = Record(format="paipu/1", game_id=gid, variant=variant, seats=seats, dealer=dealer, deal=deal,
                      actions=[], rules=rules, started_at=(EPOCH + timedelta(minutes=7 * i)).isoformat(),
                      table_id=f"sim-{seed}-t{table}", round=i % 8 + 1, stake=1, shuffle=shuffle)
-        done = play(rec, rules, [bot_cls(random.Random(f"{i}:{s}:{seed}")) for s in range(n)])
+        done = play(rec, rules, [bot_cls[s](random.Random(f"{i}:{s}:{seed}")) for s in range(n)])
         prev = (dealer, done.result)
         yield done

@@ -2,7 +2,9 @@
 95% interval.
 
 Three sources: a tuning experiment (``paipu tune``: the same deals played under A and B by the same
-bots — paired by deal, so small differences show), two rulesets as played (simulations or real
+bots — paired by deal, so small differences show; the page says which bots played and in how many
+deals A and B played differently, so each figure's source column tells a difference of the
+settlement alone from one of changed play), two rulesets as played (simulations or real
 logs: independent games), or real logs re-settled (``paipu rescore``: the warehouse's logged games
 replayed by the engine as logged and under B's scoring-only options — the same actions of the same
 players, so every difference comes from the settlement alone). Deep links: ``/tuning?variant=V&exp=ID``,
@@ -25,6 +27,10 @@ st.title("调规则 Rule tuning")
 st.caption("同一批牌局按规则 A 与规则 B 对比：每项指标给出差值 A − B 与 95% 区间 — "
            "ruleset A against ruleset B: every figure with the difference A − B and its 95% interval.")
 c, f = ui.games_page()
+
+
+BOT_NAMES = {"rollout": "规则感知机器人 rule-aware bot (rollout)", "heuristic": "启发式机器人 heuristic bot",
+             "random": "随机机器人 random bot"}
 
 
 def call(name: str, *args):
@@ -87,6 +93,7 @@ if mode == "exp":
     b = aq.Arm(variant, experiment=exp, arm="b")
     rs_a, rs_b = rows["a"]["ruleset_id"], rows["b"]["ruleset_id"]
     diff_text = _diff_text(rows["a"]["rules_json"], rows["b"]["rules_json"])
+    played = call("tune.play", exp)
 elif mode == "rulesets":
     ids = v_rules["ruleset_id"].to_list()
     if len(ids) < 2:
@@ -178,6 +185,14 @@ if mode != "logs":
         st.warning(f"样本太小，看不出差别 Too few games to tell: {n_min} "
                    f"{'paired deals' if paired else 'games on the smaller side'} (need at least {aq.TOO_FEW}; "
                    "a difference of a few points needs hundreds).")
+    if mode == "exp":
+        who = ", ".join(BOT_NAMES.get(k, k) for k in played["bots"]) or BOT_NAMES["heuristic"]
+        st.markdown(f"谁在打 who played: {ui.lit(who)}, at every seat of both arms  \n"
+                    f"打法变化 deals played differently under A and B: **{played['changed']:,}** of "
+                    f"{played['deals']:,} — " + ("每局动作相同，差别只来自结算 the same actions in every deal: every "
+                                                 "difference comes from the settlement alone" if not played["changed"]
+                                                 else "差别来自结算和打法 differences come from the settlement and from "
+                                                 "changed play (来源 source column)"))
     if paired:
         st.caption("成对比较：同一牌局在 A 与 B 下的差值取平均，区间 = 均值 ± 1.96·sd/√n — paired by deal: the mean of "
                    "per-deal differences ± 1.96·sd/√n. Same deals and bots: a figure the rule does not touch is "
@@ -189,6 +204,19 @@ if mode != "logs":
     if not cmp.height:
         st.info("两边都没有有效且有结果的对局 Neither side has a valid game with an outcome.")
         st.stop()
+
+def _source(r: dict) -> str | None:
+    """Where a figure's difference comes from (None: no such column for this source)."""
+    if mode == "logs":  # the same logged actions: nothing but the settlement moved
+        return "只来自结算 settlement alone"
+    if mode != "exp":
+        return None
+    if r["diff"] == 0 and r["note"] == "identical":
+        return "无差别 none"
+    if not played["changed"]:
+        return "只来自结算 settlement alone"
+    return f"结算与打法 settlement and play ({played['changed']}/{played['deals']} deals played differently)"
+
 
 VERDICT = {"too_few": "样本太小 too few", "identical": "每局相同 identical",
            "differs": "有差别 differs", "unclear": "看不出 unclear"}
@@ -210,8 +238,9 @@ def _table(df: pl.DataFrame) -> pl.DataFrame:
             "A − B (95%)": f"{ui.fmt(r['diff'], kind, signed=True)} {ui.ci((r['lo'], r['hi']), kind, signed=True)}",
             "判断 verdict": VERDICT[r["note"]],
         }
-        if mode == "logs":  # the same logged actions: nothing but the settlement moved
-            row["来源 source"] = "只来自结算 settlement alone"
+        src = _source(r)
+        if src is not None:
+            row["来源 source"] = src
         if spread:
             row["sd A / B"] = (f"{ui.fmt(r['sd_a'], 'mean')} / {ui.fmt(r['sd_b'], 'mean')}"
                                    if kind == "mean" else "—")

@@ -15,6 +15,7 @@ from replay.engine import Option
 from replay.record import Event
 from replay.variants.guilin import scoring as sc
 from replay.bots import RandomBot
+from replay.rollout import RolloutBot as _RolloutBot
 
 
 # The shape search over counts packed into an int, 2 bits a kind (loose counts are 0..2): kind k's
@@ -163,4 +164,18 @@ class HeuristicBot:
         return best
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+class RolloutBot(_RolloutBot):
+    """The rule-aware bot (replay/rollout.py) over :class:`HeuristicBot`."""
+
+    heuristic = HeuristicBot
+
+    def resampled(self, state, seat: int) -> None:
+        """A sampled hand's 听-skip (two dealt fours kept in hand, 001 §技巧攻略) follows its own fours:
+        the real one is derived from the other seat's concealed dealt hand."""
+        in_hand = state.rules["dealt_four"] == "in_hand"
+        for s in range(state.n):
+            if s != seat:
+                state.ting_skip[s] = in_hand and sum(c == 4 for c in state.hands[s]) >= 2
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot}

@@ -12,6 +12,7 @@ from functools import lru_cache
 from replay.engine import Option
 from replay.record import Event
 from replay.bots import RandomBot
+from replay.rollout import rollout_bot
 from replay.variants.huapai import scoring as sc
 
 
@@ -170,4 +171,8 @@ class HeuristicBot:
         return None
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+RolloutBot = rollout_bot(HeuristicBot)
+"""The rule-aware bot (replay/rollout.py) over :class:`HeuristicBot` (the state keeps nothing else
+derived from concealed cards)."""
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot}

@@ -14,6 +14,7 @@ from replay.engine import Option
 from replay.record import Event
 from replay.variants.shangdaren import scoring as sc
 from replay.bots import RandomBot
+from replay.rollout import RolloutBot as _RolloutBot
 
 JING = sc.JING_SET
 KU = sc.KU_FORBIDDEN
@@ -196,4 +197,16 @@ class HeuristicBot:
         return best
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+class RolloutBot(_RolloutBot):
+    """The rule-aware bot (replay/rollout.py) over :class:`HeuristicBot`."""
+
+    heuristic = HeuristicBot
+
+    def resampled(self, state, seat: int) -> None:
+        """The state's per-phrase remainders (its win filter) follow the sampled hands."""
+        from replay.variants.shangdaren.state import _phrase_rems
+
+        state.rems = [_phrase_rems(h) for h in state.hands]
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot}

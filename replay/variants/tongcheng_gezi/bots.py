@@ -15,6 +15,7 @@ from replay.engine import Option
 from replay.record import Event
 from replay.variants.tongcheng_gezi import scoring as sc
 from replay.bots import RandomBot as _RandomBot
+from replay.rollout import RolloutBot as _RolloutBot
 
 
 # Per character: 3 + 0.3 × the 坎 bonus, and its 句 as (second, third, 3 + 0.3 × red) — the sums
@@ -181,4 +182,14 @@ class HeuristicBot:
         return None
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+class RolloutBot(_RolloutBot):
+    """The rule-aware bot (replay/rollout.py) over :class:`HeuristicBot`."""
+
+    heuristic = HeuristicBot
+
+    def known(self, state, s: int) -> list[int]:
+        """撿 cards (taken from a discard in view of every seat, 000 §操作規則 撿) stay where they are."""
+        return list(state.jian[s])
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot}

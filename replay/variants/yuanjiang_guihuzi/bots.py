@@ -15,6 +15,7 @@ from replay.engine import Option
 from replay.record import Event
 from replay.variants.yuanjiang_guihuzi import scoring as sc
 from replay.bots import RandomBot
+from replay.rollout import RolloutBot as _RolloutBot
 
 _STARTS: dict[int, tuple[tuple[int, int, int], ...]] = {i: tuple(s for s in sc.SENTENCES if s[0] == i) for i in range(20)}
 _PARTNERS: dict[int, tuple[int, ...]] = {i: tuple(j for j in range(i + 1, 20) if (i, j) in sc.MENZI2) for i in range(20)}
@@ -132,4 +133,20 @@ class HeuristicBot:
         return best
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+class RolloutBot(_RolloutBot):
+    """The rule-aware bot (replay/rollout.py) over :class:`HeuristicBot`."""
+
+    heuristic = HeuristicBot
+
+    def resampled(self, state, seat: int) -> None:
+        """Facts the state derives from another seat's concealed cards are dropped for the sampled
+        hands: its 锁牌 (the locked kinds are kinds it holds, 003 §玩法规则 4.3) and its 听 (报听 from
+        the dealt hand, 003 §胡牌胡型 2: not announced under ``baoting=auto``)."""
+        for s in range(state.n):
+            if s != seat:
+                state.locked[s] = set()
+                if state.ting[s]:
+                    state.ting[s] = False
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot}
