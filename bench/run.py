@@ -9,7 +9,9 @@ figure is printed, not raised (the regression guard is a human reading the ratio
 Sections (``--only``): ``replay`` (simulated corpora per implemented variant: decode and replay
 events/s and games/s per core), ``scorer`` (桂林 hands/s, cold and warm memo), ``ingest`` (games/s
 with 1 and 2 workers, peak memory, the 1M-game estimate), ``queries`` (p50/p95 of the dashboard
-pages' and ``paipu report``'s queries on a synthetic warehouse of ``--warehouse-games`` games).
+pages' and ``paipu report``'s queries on a synthetic warehouse of ``--warehouse-games`` games),
+``duplicate`` (the rule-aware bot against the heuristic bot in duplicate matches, bench/duplicate.py:
+units a game with a 95% interval per variant, on ``--duplicate-deals`` deals).
 
 Ratios to the yardstick: a rate is given as ``rate / plies_per_s`` (2.0 = twice python-chess's
 plies/s); a time as ``seconds × plies_per_s`` (how many plies python-chess replays meanwhile).
@@ -30,7 +32,7 @@ from typing import Any
 from bench.common import BUILD, RESULTS, ROOT, cpus, loadavg, machine
 from replay.progress import Meter
 
-SECTIONS = ("replay", "scorer", "ingest", "queries")
+SECTIONS = ("replay", "scorer", "ingest", "queries", "duplicate")
 
 
 @dataclass
@@ -47,6 +49,7 @@ class Config:
     warehouse_games: int = 1_000_000
     warehouse_actions: bool = False
     reps: int = 10
+    duplicate_deals: int = 200  # deals per variant of the duplicate matches (each played n + 1 times)
     chess_games: int = 300
     workers: int = 0  # 0: the cores this process may use
     only: list[str] = field(default_factory=lambda: list(SECTIONS))
@@ -55,7 +58,7 @@ class Config:
 
     @classmethod
     def quick_defaults(cls) -> "Config":
-        return cls(quick=True, games=200, hands=2_000, ingest_games=200, warehouse_games=20_000, reps=3,
+        return cls(quick=True, games=200, hands=2_000, ingest_games=200, warehouse_games=20_000, reps=3, duplicate_deals=4,
                    chess_games=30, out=str(BUILD / "results-quick.json"))
 
 
@@ -162,6 +165,21 @@ def run_queries(cfg: Config, replay_section: dict[str, Any] | None) -> dict[str,
     return res
 
 
+def run_duplicate(cfg: Config, workers: int) -> dict[str, Any]:
+    """Duplicate matches of the rule-aware bot against the heuristic bot, per variant (bench/duplicate.py)."""
+    from bench.duplicate import match
+
+    out = {}
+    for v in cfg.variants or implemented_variants():
+        t0 = time.perf_counter()
+        out[v] = match(v, cfg.duplicate_deals, cfg.seed, workers=workers)
+        out[v]["wall_s"] = round(time.perf_counter() - t0, 1)
+        r = out[v]
+        _say(f"duplicate {v}: {r['units_per_game']:+.2f} units a game [{r['low']:+.2f}, {r['high']:+.2f}] "
+             f"over {r['deals']} deals ({r['wall_s']:.0f} s)")
+    return {"deals": cfg.duplicate_deals, "seed": cfg.seed, "loadavg_after": loadavg(), "variants": out}
+
+
 # -- figures, table, comparison ---------------------------------------------------------------
 
 def figures(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -199,6 +217,11 @@ def figures(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if est.get(k) is not None:
             out[f"ingest.1M_guilin_2cores.{k}_minutes"] = {"value": est[k], "unit": "min (estimate)",
                                                            "better": "lower", "x_yardstick": None}
+    for v, r in results.get("duplicate", {}).get("variants", {}).items():
+        for key, unit in (("units_per_game", "units/game vs heuristic"), ("low", "units/game, 95% low"),
+                          ("high", "units/game, 95% high")):
+            out[f"duplicate.{v}.{key}"] = {"value": r[key], "unit": unit, "better": "higher", "x_yardstick": None}
+        rate(f"duplicate.{v}.games_per_s", r["games_per_s"], "games/s (one rule-aware seat)")
     for name, r in results.get("queries", {}).get("queries", {}).items():
         if "p95_ms" in r:
             secs(f"query.{name}.p50_ms", r["p50_ms"])
@@ -228,6 +251,9 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     add("guilin hand scorer ≥ 1,000,000 hands/s per core (cold memo)", "scorer.guilin.cold.hands_per_s", 1_000_000)
     add("1M guilin games ingested ≤ 5 min wall on 2 cores (estimate from the ingest section; "
         "measured: python -m bench.million)", "ingest.1M_guilin_2cores.wall_minutes", 5, higher=False)
+    for fid in sorted(k for k in f if k.startswith("duplicate.") and k.endswith(".low")):
+        add(f"{fid.split('.')[1]}: the rule-aware bot beats the heuristic bot (95% interval above 0, issue 19)",
+            fid, 0.0)
     p95 = {k: v["value"] for k, v in f.items() if k.startswith("query.") and k.endswith(".p95_ms")
            and "paipu report (all)" not in k}
     if p95:
@@ -337,6 +363,9 @@ def run(cfg: Config) -> dict[str, Any]:
             elif section == "ingest":
                 _say(f"ingest: {cfg.ingest_games} guilin games with 1 and 2 workers")
                 results["ingest"] = run_ingest(cfg)
+            elif section == "duplicate":
+                _say(f"duplicate: {cfg.duplicate_deals} deals per variant, rule-aware against heuristic")
+                results["duplicate"] = run_duplicate(cfg, workers)
             else:
                 _say(f"queries: warehouse of {cfg.warehouse_games} games")
                 results["queries"] = run_queries(cfg, results.get("replay"))
@@ -368,6 +397,7 @@ def parse(argv: list[str] | None) -> tuple[Config, argparse.Namespace]:
     ap.add_argument("--warehouse-games", type=int, help="games in the synthetic warehouse (default 1000000)")
     ap.add_argument("--warehouse-actions", action="store_true", help="also write the actions table (no query reads it)")
     ap.add_argument("--reps", type=int, help="timed runs per query (default 10; quick 3)")
+    ap.add_argument("--duplicate-deals", type=int, help="deals per variant of the duplicate matches (default 200; quick 4)")
     ap.add_argument("--chess-games", type=int, help="PGN games of the yardstick (default 300)")
     ap.add_argument("--workers", type=int, help="processes for corpora and replay timing (default: cores)")
     ap.add_argument("--only", help=f"comma-separated sections of {','.join(SECTIONS)}")
@@ -379,14 +409,15 @@ def parse(argv: list[str] | None) -> tuple[Config, argparse.Namespace]:
     ap.add_argument("--baseline", help="compare with this results file instead of the committed bench/results.json")
     a = ap.parse_args(argv)
     cfg = Config.quick_defaults() if a.quick else Config()
-    for k in ("games", "hands", "ingest_games", "warehouse_games", "reps", "chess_games", "workers", "build", "out"):
+    for k in ("games", "hands", "ingest_games", "warehouse_games", "reps", "chess_games", "workers", "build", "out",
+              "duplicate_deals"):
         v = getattr(a, k)
         if v is not None:
             setattr(cfg, k, v)
     # Only a full run at the default sizes may replace the committed results (the regression baseline).
     partial = bool(a.only or a.variants or a.warehouse_actions
                    or any(getattr(a, k) is not None for k in ("games", "hands", "ingest_games", "warehouse_games",
-                                                              "reps", "chess_games")))
+                                                              "reps", "chess_games", "duplicate_deals")))
     if not a.out and (a.build or (partial and not a.quick)):
         name = "results-quick.json" if a.quick else ("results-partial.json" if partial else "results.json")
         cfg.out = str(Path(a.build or cfg.build) / name)

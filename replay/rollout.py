@@ -94,9 +94,11 @@ def next_events(state: GameState, bots: list) -> list[Event]:
     return [bots[s].discard(state, s, state.legal_events())]
 
 
-def run_out(state: GameState, bots: list, max_steps: int) -> list[int]:
+def run_out(state: GameState, bots: list, max_steps: int, horizon: int | None = None) -> list[int]:
     """Play ``state`` to the end with ``bots`` (one per seat); the settlement's ``scores`` (units).
 
+    :param horizon: stop after this many events with nobody paid yet (every score 0): the rollout
+        measures what the next plies bring, not the far future's luck.
     :raises Unfinished: more than ``max_steps`` events.
     :raises RuleViolation: a bot chose an event the engine refuses (a world the sampled hands
         cannot explain; the caller drops it).
@@ -107,6 +109,8 @@ def run_out(state: GameState, bots: list, max_steps: int) -> list[int]:
         for ev in next_events(state, bots):
             apply(ev)
             steps += 1
+        if horizon is not None and steps >= horizon and state.phase is not Phase.OVER:
+            return [0] * state.n
         if steps > max_steps:
             raise Unfinished(max_steps)
     return state.result()["scores"]
@@ -148,6 +152,8 @@ class RolloutBot:
     must exceed :attr:`margin`. Few worlds give noisy means, and sampled hands are weaker than the
     real ones (they were never shaped by play), so a plain best mean would trade sure units (a 胡
     now) for lucky rollouts."""
+    horizon: int | None = None
+    """Events a rollout plays before it stops unsettled (units 0 for every seat); None: to the end."""
     max_steps = 600
     """Events per rollout before it is abandoned (a hand ends long before: the wall runs out)."""
     redraws = 3
@@ -237,7 +243,7 @@ class RolloutBot:
                     b = st if play is plays[-1] else fork(st)
                     bots = [self.heuristic(random.Random(f"{bseed}:{s}")) for s in range(b.n)]
                     play(b, bots)
-                    vals.append(run_out(b, bots, self.max_steps)[seat])
+                    vals.append(run_out(b, bots, self.max_steps, self.horizon)[seat])
             except (RuleViolation, Unfinished):
                 self.stats["dropped"] += 1
                 continue

@@ -27,7 +27,8 @@ def test_hand_corpus_is_fixed_and_the_scorer_timer_reports_cold_and_warm():
 
 def test_every_section_runs_on_tiny_inputs_and_writes_its_results(tmp_path):
     cfg = Config(quick=True, games=4, variants=["guilin"], hands=30, ingest_games=3, warehouse_games=400,
-                 reps=1, chess_games=2, workers=1, build=str(tmp_path / "build"), out=str(tmp_path / "r.json"))
+                 reps=1, chess_games=2, workers=1, build=str(tmp_path / "build"), out=str(tmp_path / "r.json"),
+                 duplicate_deals=2)
     res = run(cfg)
     assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["meta"]["config"]["games"] == 4
     rep = res["replay"]["variants"]["guilin"]
@@ -43,7 +44,10 @@ def test_every_section_runs_on_tiny_inputs_and_writes_its_results(tmp_path):
     broken = {k: v["error"] for k, v in q["queries"].items() if "error" in v}
     assert not broken, broken
     assert {v["page"] for v in q["queries"].values()} >= {"overview", "hand_types", "audit", "report"}
+    dup = res["duplicate"]["variants"]["guilin"]
+    assert dup["deals"] == 2 and dup["low"] <= dup["units_per_game"] <= dup["high"] and len(dup["seat_units"]) == 3
     f = res["figures"]
+    assert "duplicate.guilin.low" in f and any(t["figure"] == "duplicate.guilin.low" for t in res["targets"])
     assert "replay.guilin.replay.events_per_s" in f and "scorer.guilin.cold.hands_per_s" in f
     assert any(k.startswith("query.") and k.endswith(".p95_ms") for k in f)
     assert all(set(v) == {"value", "unit", "better", "x_yardstick"} for v in f.values())
