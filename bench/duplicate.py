@@ -57,19 +57,27 @@ def interval(xs: list[float]) -> tuple[float, float, float]:
 
 
 def match(variant: str, deals: int, seed: int = 1, rules: Mapping[str, Any] | None = None,
-          challenger: str = "rollout", workers: int = 1) -> dict[str, Any]:
-    """A duplicate match of ``challenger`` against the heuristic bot on ``deals`` deals.
+          challenger: str = "rollout", workers: int = 1, start: int = 0) -> dict[str, Any]:
+    """A duplicate match of ``challenger`` against the heuristic bot on ``deals`` deals (deal
+    indices ``start …``; two matches on consecutive ranges combine with :func:`combine`).
 
     :returns: ``{"variant", "deals", "units_per_game", "low", "high", "seat_units" (per seat),
         "win_rate" (challenger's games won by the challenger's seat), "zimo_share" (of those wins),
-        "games_per_s" (challenger games per CPU second, one challenger seat a game)}``.
+        "games_per_s" (challenger games per CPU second, one challenger seat a game), "gains" (per deal)}``.
     """
-    jobs = [(variant, dict(rules or {}), seed, i, challenger) for i in range(deals)]
+    jobs = [(variant, dict(rules or {}), seed, i, challenger) for i in range(start, start + deals)]
     if workers > 1:
         with process_pool(workers) as ex:
             rows = list(ex.map(_deal, jobs, chunksize=max(1, deals // (8 * workers))))
     else:
         rows = [_deal(j) for j in jobs]
+    return _summary(variant, rules, challenger, start, rows)
+
+
+def _summary(variant: str, rules: Mapping[str, Any] | None, challenger: str, start: int,
+             rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """:func:`match`'s result from its per-deal rows."""
+    deals = len(rows)
     m, lo, hi = interval([r["gain"] for r in rows])
     n = len(rows[0]["seat_gains"])
     games = sum(r["games"] for r in rows)
@@ -78,4 +86,12 @@ def match(variant: str, deals: int, seed: int = 1, rules: Mapping[str, Any] | No
             "units_per_game": round(m, 4), "low": round(lo, 4), "high": round(hi, 4),
             "seat_units": [round(sum(r["seat_gains"][s] for r in rows) / deals, 4) for s in range(n)],
             "win_rate": round(wins / games, 4), "zimo_share": round(sum(r["zimo"] for r in rows) / wins, 4) if wins else None,
-            "games_per_s": round(games / max(1e-9, sum(r["cpu"] for r in rows)), 3)}
+            "games_per_s": round(games / max(1e-9, sum(r["cpu"] for r in rows)), 3), "start": start,
+            "gains": [round(r["gain"], 4) for r in rows], "_rows": rows}
+
+
+def combine(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One match from matches of one variant on consecutive deal ranges (as if played at once)."""
+    parts = sorted(parts, key=lambda p: p["start"])
+    rows = [r for p in parts for r in p["_rows"]]
+    return _summary(parts[0]["variant"], parts[0]["rules"], parts[0]["challenger"], parts[0]["start"], rows)
