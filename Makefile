@@ -24,21 +24,22 @@ $(VENV)/bin/python:
 # Each install also builds the compiled kernel (setup.py, issue 18: Cython, when a C compiler
 # works; else pure Python) and prints one line saying which kernel runs.
 KERNEL := $(VENV)/.installed-kernel
+KERNEL_SAY := $(BIN)/python -c "from replay import kernel; print('paipu', kernel.describe())"
 KERNEL_SRC := setup.py replay/kernel.py $(shell sed -n 's/^    "\(replay\.[a-z_.]*\)",$$/\1/p' replay/kernel.py | tr . / | sed 's/$$/.py/')
 
 $(BASE): pyproject.toml setup.py | $(VENV)/bin/python
 	$(PIP) -e .
-	@$(BIN)/python -m replay.kernel
+	@$(KERNEL_SAY)
 	touch $@ $(KERNEL)
 
 $(DEV): pyproject.toml setup.py | $(VENV)/bin/python
 	$(PIP) -e '.[dev]'
-	@$(BIN)/python -m replay.kernel
+	@$(KERNEL_SAY)
 	touch $@ $(BASE) $(KERNEL)
 
 $(BENCH): pyproject.toml setup.py | $(VENV)/bin/python
 	$(PIP) -e '.[bench]'
-	@$(BIN)/python -m replay.kernel
+	@$(KERNEL_SAY)
 	touch $@ $(BASE) $(KERNEL)
 
 # A kernel module changed since the build: recompile what changed, in place (a stale module runs
@@ -46,7 +47,7 @@ $(BENCH): pyproject.toml setup.py | $(VENV)/bin/python
 $(KERNEL): $(KERNEL_SRC) | $(BASE)
 	$(PIP) "Cython>=3.0" "setuptools>=69"
 	$(BIN)/python setup.py --quiet build_ext --inplace
-	@$(BIN)/python -m replay.kernel
+	@$(KERNEL_SAY)
 	touch $@
 
 install: $(DEV)

@@ -10,11 +10,11 @@ these modules loads) makes a module load from its ``.py`` instead when
 - ``PAIPU_KERNEL=python`` (the reference engine, forced: the differential test and
   ``make test-python`` use it),
 - its ``.so`` is missing (no C compiler at install, or the build of that module failed), or
-- its ``.py`` changed since the build (a stale ``.so`` never runs: ``make install`` rebuilds).
+- its ``.py`` changed since the build (a stale ``.so`` never runs: ``make kernel``, and so ``make test``, rebuilds it).
 
 ``PAIPU_KERNEL=compiled`` makes any of the last two an :class:`ImportError` (CI tests the compiled
 build and must not fall back silently). Unset or ``auto``: compiled where up to date.
-:func:`describe` is the one line ``paipu --version`` and ``python -m replay.kernel`` print.
+:func:`describe` is the one line ``paipu --version`` prints (and ``make`` after each install).
 """
 
 from __future__ import annotations
@@ -133,9 +133,9 @@ def install(env: dict[str, str] | None = None) -> _Status:
             why[name] = (man.get("failed", {}).get(name) or man.get("error")
                          or "not built (no C compiler at install, or installed without the build)")
         elif name not in built:
-            why[name] = "its extension is not in the build manifest (make install rebuilds it)"
+            why[name] = "its extension is not in the build manifest (make kernel rebuilds it)"
         elif built[name] != digest(source(name)):
-            why[name] = f"{source(name).relative_to(ROOT)} changed since the build (make install rebuilds it)"
+            why[name] = f"{source(name).relative_to(ROOT)} changed since the build (make kernel rebuilds it)"
     if mode == "compiled" and why:
         name = next(iter(why))
         raise ImportError(f"PAIPU_KERNEL=compiled but {len(why)} kernel module(s) would run as Python, "
@@ -163,7 +163,7 @@ def compiled() -> bool:
 
 
 def describe() -> str:
-    """One line: which kernel runs and why (``paipu --version``, ``python -m replay.kernel``)."""
+    """One line: which kernel runs and why (``paipu --version``; ``make`` prints it after installing)."""
     n = len(MODULES)
     why = STATUS.why
     cy = STATUS.manifest.get("cython")
@@ -175,8 +175,3 @@ def describe() -> str:
     return (f"kernel: compiled (Cython {cy}) but {len(why)} of {n} modules pure Python: "
             + "; ".join(f"{m}: {r}" for m, r in sorted(why.items())))
 
-
-if __name__ == "__main__":  # `python -m replay.kernel`: the Makefile prints this after installing
-    from replay import kernel as _installed  # `import replay` ran install() on that module, not on __main__
-
-    print(f"paipu {_installed.describe()}")

@@ -37,7 +37,7 @@ def test_compiled_and_python_kernels_answer_byte_for_byte(tmp_path: Path) -> Non
     if not _built():
         if os.environ.get("PAIPU_KERNEL") == "compiled":
             pytest.fail("PAIPU_KERNEL=compiled but the compiled kernel is not built: " + kernel.describe())
-        pytest.skip("no compiled kernel here (" + kernel.describe() + ")")
+        pytest.skip("the compiled kernel is not built, or not for these sources, here (" + kernel.describe() + ")")
     runs = {}
     for mode in ("python", "compiled"):
         out = tmp_path / f"{mode}.txt"
@@ -77,9 +77,9 @@ def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.Monke
         monkeypatch.setattr(kernel, "_manifest", lambda: {"cython": "3.0", "modules": {
             m: ("0" * 64 if m == stale else kernel.digest(kernel.source(m))) for m in kernel.MODULES}})
         st = kernel.install({})
-        assert st.why == {stale: "replay/split.py changed since the build (make install rebuilds it)"}
+        assert st.why == {stale: "replay/split.py changed since the build (make kernel rebuilds it)"}
         assert kernel.describe() == ("kernel: compiled (Cython 3.0) but 1 of 18 modules pure Python: replay.split: "
-                                     "replay/split.py changed since the build (make install rebuilds it)")
+                                     "replay/split.py changed since the build (make kernel rebuilds it)")
         with pytest.raises(ImportError, match="PAIPU_KERNEL=compiled but 1 kernel module"):
             kernel.install({"PAIPU_KERNEL": "compiled"})
         monkeypatch.setattr(kernel, "_manifest", lambda: {"cython": "3.0", "modules": {
