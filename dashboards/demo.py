@@ -208,7 +208,8 @@ def build(out: Path, *, games: int = 2000, vgames: int = 300, double_games: int 
         _write(logs / "guilin-2017-deals.jsonl", real)
     shutil.copy(ROOT / "data" / "guilin-short.jsonl", logs / "guilin-short.jsonl")
     (logs / "broken.jsonl").write_text(REJECTS, encoding="utf-8")
-    res = tune.run("guilin", "tuo_step=5", "tuo_step=3", tune_deals, tune_seed, wh, workers=workers)
+    # the heuristic bots: tuo_step is scoring-only, so every deal plays alike and only the settlement moves
+    res = tune.run("guilin", "tuo_step=5", "tuo_step=3", tune_deals, tune_seed, wh, workers=workers, bots="heuristic")
     ingest([logs], wh, workers=workers, progress=progress)
     spec = variants.get("guilin")
     return Demo(wh, logs, res, tuple(ring_games), make_ruleset("guilin", spec.options, {"zimo_bonus": "double"}).id,

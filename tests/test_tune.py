@@ -233,3 +233,44 @@ def test_cli_refuses_a_pairing_across_seat_counts(tmp_path):
     res = CliRunner().invoke(_cli(), ["--variant", "shangdaren", "--a", "players=3", "--b", "players=4",
                                       "--games", "2", "--warehouse", str(tmp_path / "wh"), "--workers", "1"])
     assert res.exit_code == 2 and "3 seats and B 4" in res.output
+
+
+def test_bots_auto_plays_the_rule_aware_bot_only_where_it_is_stronger(monkeypatch):
+    """``--bots auto``: heuristic unless replay.rollout.STRONGER lists the variant; the reason is said."""
+    from replay import rollout
+
+    monkeypatch.setattr(rollout, "STRONGER", {})
+    kind, why = tune.resolve_bots("guilin", "auto")
+    assert kind == "heuristic" and "not measurably stronger" in why
+    monkeypatch.setattr(rollout, "STRONGER", {"guilin": "+0.40 [+0.05, +0.75]"})
+    kind, why = tune.resolve_bots("guilin", "auto")
+    assert kind == "rollout" and "+0.40 [+0.05, +0.75]" in why
+    assert tune.resolve_bots("zipai", "auto")[0] == "heuristic"
+    assert tune.resolve_bots("zipai", "random") == ("random", "random legal bot, as asked")
+    with pytest.raises(ValueError, match="not known"):
+        tune.resolve_bots("guilin", "nope")
+
+
+def test_the_experiment_says_who_played_and_that_play_never_changed(demo):
+    """The demo experiment (heuristic bots, a scoring-only option): every record says x_bots, and
+    no deal was played differently — in the result and read back from the warehouse."""
+    res = demo.tune
+    assert res.bots == "heuristic" and res.play_changed == 0
+    a0 = json.loads(res.files[0].read_text(encoding="utf-8").splitlines()[0])
+    assert a0["x_bots"] == "heuristic"
+    con = connect(demo.warehouse)
+    try:
+        assert tune.play_changes(con, res.experiment) == {"bots": ["heuristic"], "deals": demo_warehouse.TUNE_DEALS,
+                                                          "changed": 0}
+    finally:
+        con.close()
+
+
+def test_a_deal_the_rule_aware_bots_play_differently_is_counted():
+    """Deal 14 of seed 2 under guilin zimo_bonus plus1 / double: the heuristic bots play it alike, the
+    rule-aware bots do not (tests/test_rollout.py), and the chunk's flag says so."""
+    args = ("guilin", {"zimo_bonus": "plus1"}, {"zimo_bonus": "double"}, 2, "heuristic", 14, 1, "tune-x")
+    assert tune._play_chunk(args)[2] == [False]
+    a, b, changed = tune._play_chunk(args[:4] + ("rollout",) + args[5:])
+    assert changed == [True] and json.loads(a[0])["x_bots"] == "rollout"
+    assert json.loads(a[0])["actions"] != json.loads(b[0])["actions"]
