@@ -78,7 +78,10 @@ class Option:
 
 class Window:
     """A card open to claims: ``card`` (kind), ``src`` (the seat that flipped or discarded it),
-    ``kind`` (``flip``, ``discard`` or ``start``), its options and the seats that passed explicitly.
+    ``kind`` (``flip``, ``discard`` or ``start``), its options and the seats that passed explicitly
+    (``passed``), and ``declined``: the indices of options a seat declined with a pass while its
+    forced act, ranked below them, stays owed (see :meth:`GameState.on_window_event`). A frozenset,
+    replaced on change, so a copied window never shares a change.
 
     Options may be given at once (``options``) or built on first use (``build``): most windows
     close with no claim, and then only :attr:`closing` is needed — the options that matter when
@@ -87,7 +90,7 @@ class Window:
     builders run while the window is open, so they see the state the window opened on.
     """
 
-    __slots__ = ("card", "src", "kind", "passed", "_options", "_build", "_closing", "_closing_options")
+    __slots__ = ("card", "src", "kind", "passed", "declined", "_options", "_build", "_closing", "_closing_options")
 
     def __init__(self, card: int, src: int, kind: str, options: list[Option] | None = None, *,
                  build: Callable[[], list[Option]] | None = None,
@@ -96,6 +99,7 @@ class Window:
             raise TypeError("give a window its options or a builder, not both")
         self.card, self.src, self.kind = card, src, kind
         self.passed: set[int] = set()
+        self.declined: frozenset[int] = frozenset()
         self._options, self._build, self._closing = options, build, closing
         self._closing_options: list[Option] | None = None
 
@@ -120,11 +124,30 @@ class Window:
 
     def of(self, seat: int) -> list[Option]:
         """The options of ``seat`` still open."""
+        if self.declined:
+            return [o for i, o in enumerate(self.options) if o.seat == seat and seat not in self.passed
+                    and i not in self.declined]
         return [o for o in self.options if o.seat == seat and seat not in self.passed]
 
     def ahead_of(self, opt: Option) -> list[Option]:
         """Other seats' open options that rank before ``opt`` (they must pass first)."""
+        if self.declined:
+            return [o for i, o in enumerate(self.options) if o.seat != opt.seat and o.seat not in self.passed
+                    and o.key < opt.key and i not in self.declined]
         return [o for o in self.options if o.seat != opt.seat and o.seat not in self.passed and o.key < opt.key]
+
+    def declinable(self, seat: int) -> list[int]:
+        """Indices of ``seat``'s open options that a pass declines while the seat has a forced
+        option: those not forced that rank before all its forced ones (e.g. its own optional 胡
+        above its forced 开舵, 001 §技巧攻略 扫穿或扫>>胡牌>>开舵或碰>>吃), so that another seat's claim
+        ranked between them may come. [] when the seat has no forced option or none above it."""
+        mine = [(i, o) for i, o in enumerate(self.options)
+                if o.seat == seat and seat not in self.passed and i not in self.declined]
+        forced = [o.key for _, o in mine if o.forced]
+        if not forced:
+            return []
+        first = min(forced)
+        return [i for i, o in mine if not o.forced and o.key < first]
 
     def forced_open(self) -> list[Option]:
         """Forced options of seats that have not acted."""
@@ -289,7 +312,8 @@ class GameState:
             if not mine:
                 raise self.fail("illegal_action", "paipu.pass", f"seat {ev.seat} has no option to pass on")
             forced = [o for o in mine if o.forced]
-            if forced:
+            above = w.declinable(ev.seat) if forced else []
+            if forced and not above:
                 raise self.fail("missing_forced_action", forced[0].rule,
                                 f"seat {ev.seat} passed its forced `{forced[0].act}` on {self.label(w.card)}")
             if ev.cards or ev.bi:  # a pass declines the open card: it may name that card, nothing else
@@ -298,6 +322,9 @@ class GameState:
             if ev.card is not None and (w.kind == "start" or self.card(ev.card) != w.card):
                 raise self.fail("illegal_action", "paipu.pass", f"seat {ev.seat}'s pass names {ev.card}, " + (
                     f"but the open card is {self.label(w.card)}" if w.kind != "start" else "at the start of the hand"))
+            if above:  # the seat declines the options above its forced act, which stays owed (spec §4)
+                w.declined = w.declined | frozenset(above)
+                return
             w.passed.add(ev.seat)
             return
         opts = [o for o in mine if o.act == ev.act]
@@ -432,11 +459,31 @@ class GameState:
         """
         w = self.window
         assert w is not None
-        live = [o for o in w.options if o.seat not in w.passed]
+        live = [o for i, o in enumerate(w.options) if o.seat not in w.passed and i not in w.declined]
         evs = [e for o in live if not w.ahead_of(o) and self.own_claim_allowed(o, w) for e in o.events]
         forced = {o.seat for o in live if o.forced}
-        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in live} - forced)]
+        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in live})
+                if s not in forced or w.declinable(s)]
         return evs
+
+    def closing_draw(self) -> list[Event]:
+        """The draw that closes the open window with no claim, as a one-event list: the state after
+        :meth:`close_window` (on a copy) is then in its draw phase. ``[]`` when a forced option is
+        open (it cannot be passed), at the start window (the dealer's discard closes it), or when
+        closing ends the hand (荒庄) or leads elsewhere.
+
+        For a variant's :meth:`legal_events`: spec §4, an unclaimed card is passed implicitly by
+        the next draw."""
+        from replay.judge import fork  # judge builds on this module
+
+        w = self.window
+        if w is None or w.kind == "start" or w.forced_open():
+            return []
+        nxt = fork(self)
+        nxt.close_window()
+        if nxt.phase is not Phase.DRAW:
+            return []
+        return [e for e in nxt.legal_events() if e.act == "draw"]
 
     def own_claim_allowed(self, opt: Option, w: Window) -> bool:
         """Whether a seat may take ``opt`` beside its own other options in ``w`` (default: yes; a

@@ -14,6 +14,7 @@ import hashlib
 import json
 from collections import Counter
 
+import msgspec
 import pytest
 
 from replay import variants
@@ -430,7 +431,8 @@ def test_every_option_is_in_the_rules_doc_with_its_default(variant):
             for line in doc.split("## Options", 1)[1].splitlines() if line.startswith("| `")}
     for opt in variants.get(variant).options:
         shown = json.dumps(opt.default) if not isinstance(opt.default, str) else opt.default
-        assert opt.name in rows and rows[opt.name][0] == shown, (opt.name, rows.get(opt.name))
+        # columns: option | kind | default (zipai.md: zipai default | guilin default) | values | …
+        assert opt.name in rows and rows[opt.name][:2] == [opt.kind, shown], (opt.name, rows.get(opt.name))
 
 
 def test_score_of_a_dealt_hand():
@@ -441,3 +443,84 @@ def test_score_of_a_dealt_hand():
     assert scored(case(hand, win_card=None, dealer=True)) == (True, 15, 4, ["tianhu"])
     out = score_case(case(hand, win_card=None))
     assert out["win"] is False and "does not deal" in out["reason"]
+
+
+# -- 放炮必胡 cannot be skipped through a forced act (found by a tester in session 5) -------------------
+# zipai (放炮必胡 by default, 004 §3.打牌 6 "放必胡"): seat 1 was dealt 小五×3 and wins on seat 0's discard
+# of the 4th: 开舵 小 6 + 壹贰叁 6 + 一二三 3 + 二七十 3 + 贰柒拾 6 + 肆伍陆 0 + pair 捌捌 = 24 胡 → 舵
+# 1 + (24 − 10) // 3 = 5, 地胡 ×2 = 10 胡分; 翻醒 turns 肆 (the wall's front), held once: 醒分 1 → 11 units.
+# The forced 开舵 may come first (spec §4), but the 胡 stays owed.
+FPBH = "x5 x5 x5 d1 d2 d3 x1 x2 x3 x2 x7 x10 d2 d7 d10 d4 d5 d6 d8 d8"
+
+
+@pytest.mark.parametrize("acts", [[A(1, "hu", "x5")], [A(1, "kai_duo", "x5", "x5 x5 x5"), A(1, "hu", "x5")]],
+                         ids=["hu", "kai_duo_then_hu"])
+def test_fang_pao_bi_hu_both_spellings_win(acts):
+    v = verdict(record(FPBH, "", [A(0, "discard", "x5"), *acts], s0="x5", variant="zipai"))
+    assert v.valid, v.errors
+    c = v.computed
+    assert (c["points"], c["units"], c["hand_types"], c["xing"]) == (24, 11, ["dihu"], {"cards": ["d4"], "count": 1})
+    assert c["breakdown"] == {"hu_fen": 10, "xing_fen": 1}
+
+
+def test_fang_pao_bi_hu_is_not_skipped_by_a_kai_duo_then_a_discard():
+    acts = [A(0, "discard", "x5"), A(1, "kai_duo", "x5", "x5 x5 x5")]
+    assert errors(record(FPBH, "", [*acts, A(1, "discard", "d8")], s0="x5", variant="zipai")) == [
+        (2, "missing_forced_action", "zipai.fang_pao_bi_hu")]
+    # the log stopping there owes the 胡 too (not a mere truncation)
+    assert errors(record(FPBH, "", acts, s0="x5", variant="zipai")) == [(2, "missing_forced_action", "zipai.fang_pao_bi_hu")]
+    # guilin with the option: the same
+    rules = {"fang_pao_bi_hu": True}
+    assert errors(record(FPBH, "", [*acts, A(1, "discard", "d8")], s0="x5", rules=rules)) == [
+        (2, "missing_forced_action", "guilin.fang_pao_bi_hu")]
+
+
+# -- 三笼五坎 with dealt fours laid down (found by a tester in session 5) -------------------------------
+# Seat 1 dealt 小一×4 小二×4 小三×4: 三笼 (001 §玩法规则 三笼五坎 ×2舵), 3 × 9 = 27 胡 → 舵 1 + 17 // 5 = 4,
+# ×2 = 8 (no 醒 held). Under dealt_four = lay_down_pairs (004 §3.打牌 4) the fours are laid down as 扫穿
+# first and one replacement drawn: they are still dealt fours, so the 三笼 still wins at the start.
+SANLONG = "x1 x1 x1 x1 x2 x2 x2 x2 x3 x3 x3 x3 d5 d6 d7 d9 d9 x8 x9 x10"
+
+
+def test_sanlong_with_the_fours_in_hand():
+    v = verdict(record(SANLONG, "d1", [A(1, "hu")]))
+    assert v.valid, v.errors
+    assert (v.computed["points"], v.computed["units"], v.computed["hand_types"]) == (27, 8, ["sanlong_wukan"])
+
+
+def test_sanlong_with_the_fours_laid_down():
+    lay = [A(1, "sao_chuan", None, f"{c} {c} {c} {c}") for c in ("x1", "x2", "x3")]
+    rec = record(SANLONG, "d1", [*lay, A(1, "draw", "d1", to_hand=True), A(1, "hu")], rules={"dealt_four": "lay_down_pairs"})
+    v = verdict(rec)
+    assert v.valid, v.errors
+    assert (v.computed["points"], v.computed["hand_types"]) == (27, ["sanlong_wukan"])
+
+
+# -- a 胡 ranked between another seat's 胡 and that seat's forced 开舵 (found by a tester in session 5) --
+# sim-zipai-203-0000276 step 21: seat 1 flips 捌 onto its own 碰 of 捌 — an optional 胡 (R_HU, the drawer
+# first) and a forced 开舵 (R_DUO); seat 0 can win on the same card (18 胡, 3 units, what `paipu score`
+# says of its position). 001 §技巧攻略 扫穿或扫>>胡牌>>开舵或碰>>吃: once seat 1 declines its 胡, seat 0's 胡
+# outranks seat 1's 开舵. A pass by a seat with a forced act declines its claims ranked above that act
+# (Window.declinable); the forced act stays owed.
+def _zipai_203():
+    rec = next(simulate("zipai", 1, 203, start=276))
+    acts = [msgspec.to_builtins(a) for a in rec.actions[:22]]
+    assert acts[21] == {"seat": 1, "act": "draw", "card": "x8"}
+    out = msgspec.to_builtins(rec)
+    out.pop("result")
+    return out, acts
+
+
+def test_a_pass_declines_the_hu_above_the_forced_kai_duo():
+    rec, acts = _zipai_203()
+    v = verdict({**rec, "actions": [*acts, A(1, "pass"), A(0, "hu", "x8")]})
+    assert v.valid, v.errors
+    assert (v.computed["winner"], v.computed["points"], v.computed["units"]) == (0, 18, 3)
+    # seat 0's 胡 before seat 1 declines: seat 1's 胡 ranks higher
+    assert errors({**rec, "actions": [*acts, A(0, "hu", "x8")]}) == [(22, "priority_violation", "paipu.priority")]
+    # the 开舵 stays owed: a second pass, or seat 0 passing too and the next draw, leave it out
+    assert errors({**rec, "actions": [*acts, A(1, "pass"), A(1, "pass")]})[0][1:] == ("missing_forced_action", "zipai.kai_duo")
+    assert errors({**rec, "actions": [*acts, A(1, "pass"), A(0, "pass")]}) == [(24, "missing_forced_action", "zipai.kai_duo")]
+    # and it may still be taken after the pass
+    ok = verdict({**rec, "actions": [*acts, A(1, "pass"), A(0, "pass"), A(1, "kai_duo", "x8")]})
+    assert [e.code for e in ok.errors] == ["truncated"]

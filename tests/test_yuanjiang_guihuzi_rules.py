@@ -614,3 +614,38 @@ def test_not_a_win_carries_the_points_and_groups_of_a_shape():
     st.apply(E(1, "draw", "x10"))
     err = raises(st, E(0, "hu", "x10"))  # 小十 + 柒: no 门子, no shape: nothing to count
     assert err.code == "not_a_win" and err.detail is None
+
+
+# -- 内圆 of a dealt four with a copy used in a 吃 (found by a tester in session 5) --------------------
+# 003 §名词解析 2: 圆…溜或起手4张(可以有牌参与去吃)…为内圆; 有吃、碰变成4张或飘,为外圆. Seat 1 was dealt 小三×4
+# and eats seat 0's 小五 with 小三 小四: the four 小三 are still a dealt four (内圆 ×4); only the eaten
+# 小五 came by 吃. It wins on seat 2's flip of 拾: 5 硬息 + 坎 5 = 10, × 内圆 4 = 40 (was read as 外圆 ×2 = 20).
+def test_a_dealt_four_with_a_copy_in_a_chi_is_nei_yuan():
+    from pathlib import Path
+
+    from replay.replayer import replay_line
+
+    raw = (Path(__file__).parent / "data" / "yuanjiang-neiyuan-chi.jsonl").read_bytes()
+    v = replay_line(raw.strip()).verdict
+    assert v.valid, v.errors
+    c = v.computed
+    assert (c["points"], c["hand_types"]) == (40, ["nei_yuan"])
+    assert (c["breakdown"]["nei_yuan"], c["breakdown"]["wai_yuan"]) == (4, 1)
+
+
+def test_a_score_case_chi_names_the_card_it_ate():
+    from replay.score import score_case
+
+    case = {"variant": "yuanjiang_guihuzi", "rules": {}, "win_card": "d10", "win_from": "flip",
+            "hand": "x3 x3 x3 d1 d2 d3 d4 d5 d6 x7 x8 x9 d7 d8 d9 d10".split(),
+            "melds": [{"kind": "chi", "cards": ["x3", "x4", "x5"], "card": "x5"}]}
+    got = score_case(case)
+    assert (got["win"], got["points"], got["hand_types"]) == (True, 40, ["nei_yuan"])
+    # eating the 小三 itself: the four became four by 吃 → 外圆 ×2
+    got = score_case({**case, "melds": [{"kind": "chi", "cards": ["x3", "x4", "x5"], "card": "x3"}]})
+    assert (got["points"], got["hand_types"]) == (20, ["wai_yuan"])
+    # not said: any of its cards may have been eaten, so the 圆 reads as 外圆 (docs §Score cases)
+    got = score_case({**case, "melds": [{"kind": "chi", "cards": ["x3", "x4", "x5"]}]})
+    assert (got["points"], got["hand_types"]) == (20, ["wai_yuan"])
+    assert "not one of its cards" in score_case({**case, "melds": [{"kind": "chi", "cards": ["x3", "x4", "x5"],
+                                                                       "card": "x6"}]})["error"]

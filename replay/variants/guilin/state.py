@@ -131,6 +131,7 @@ class GuilinState(GameState):
         self.skip_discard: str | None = None  # "chong_duo" / "no_card": this seat's claim is not followed by a discard
         self.may_skip = False  # 听 with two dealt fours: the seat may leave out this discard (001 §技巧攻略)
         self.next_draw: int | None = None  # who draws when the seat to discard does not (skip_discard, may_skip)
+        self.must_hu: str | None = None  # 放炮必胡 owed after the seat's forced act on the card: the rule
         self.skipped: tuple[int, str] | None = None  # (seat, why) of a claim not followed by a discard, until the next draw
         # (seat, card, win_from, src, act) of the forced act just made, whether or not the seat may 胡 after it
         self.forced_card: tuple[int, int, str, int, str] | None = None
@@ -249,16 +250,27 @@ class GuilinState(GameState):
 
     def sanlong_wukan(self, seat: int) -> int:
         """胡 of a 三笼五坎 hand (three dealt fours, or five dealt 坎), 0 when it is not one."""
+        groups = self.sanlong_groups(seat)
+        return sum(g.points for g in groups) if groups else 0
+
+    def sanlong_groups(self, seat: int) -> tuple[sc.Group, ...]:
+        """The groups of a 三笼五坎 hand (001 §玩法规则: 三笼五坎 ×2舵), () when it is not one: its dealt
+        fours — in hand, or laid down as 扫穿 before the first discard under ``dealt_four =
+        lay_down_pairs`` (still dealt: at the start those are the seat's only melds) — and its dealt
+        坎. A four counts as a 坎 too under ``sanlong_wukan_long_as_kan`` (decision 2)."""
         h = self.hands[seat]
-        n_long, n_kan = h.count(4), h.count(3)
+        laid = [cards[0] for k, cards in self.melds[seat] if k == "sao_chuan"]
+        n_long, n_kan = h.count(4) + len(laid), h.count(3)
         if n_long < 3 and n_kan + n_long < 5:  # cannot be one (the option below only lowers n_kan)
-            return 0
+            return ()
         longs = [k for k in range(20) if h[k] == 4]
         kans = [k for k in range(20) if h[k] == 3]
-        n_kan = len(kans) + (len(longs) if self.rules["sanlong_wukan_long_as_kan"] else 0)
-        if len(longs) >= 3 or n_kan >= 5:
-            return sum(sc.group_points("long", k) for k in longs) + sum(sc.group_points("kan", k) for k in kans)
-        return 0
+        n_four = len(longs) + len(laid)
+        n_kan = len(kans) + (n_four if self.rules["sanlong_wukan_long_as_kan"] else 0)
+        if n_four < 3 and n_kan < 5:
+            return ()
+        kinds = {**{k: "sao_chuan" for k in laid}, **{k: "long" for k in longs}, **{k: "kan" for k in kans}}
+        return tuple(sc.Group(g, (k,) * (3 if g == "kan" else 4), sc.group_points(g, k)) for k, g in sorted(kinds.items()))
 
     # -- options ---------------------------------------------------------------------------
     def start_options(self) -> list[Option]:
@@ -411,6 +423,9 @@ class GuilinState(GameState):
 
     def on_discard_phase(self, ev: Event) -> None:
         s = self.turn
+        if self.must_hu and not (ev.act == "hu" and ev.seat == s):
+            raise self.fail("missing_forced_action", self.must_hu, f"seat {s} had to 胡 {self.label(self.forced_card[1])} "
+                            f"after its forced `{self.forced_card[4]}` (放炮必胡, 004 §3.打牌 6), not `{ev.act}`")
         if ev.act == "draw" and (self.skip_discard or self.may_skip):  # no discard: the next seat draws
             if self.may_skip:
                 self.ting_skip[s] = False  # once a hand
@@ -513,6 +528,12 @@ class GuilinState(GameState):
         # after a forced act the seat may 胡 on the card it took (spec §4); 点炮不准胡 still holds
         may_hu = forced and (win_from != "discard" or self.dian_pao_ok) and self.can_win(s, None, None)
         self.after_forced = (s, c, win_from, w.src) if may_hu else None
+        owed = next((o for o in w.options if o.seat == s and o.act == "hu" and o.forced), None)
+        if owed is not None:  # 放炮必胡 (004 §3.打牌 6): the forced act may come first, the 胡 stays owed
+            if not may_hu:
+                raise self.fail("missing_forced_action", owed.rule, f"seat {s} had to 胡 {self.label(c)} (放炮必胡): "
+                                f"after its `{act}` the hand no longer wins, so the `{act}` left the 胡 out")
+            self.must_hu = owed.rule
         chong_duo = act in FOUR and self.fours(s) >= 2
         if chong_duo or not any(bytes(h).translate(_FREE)):
             # 重舵: no discard (001 §技巧攻略); a seat left with nothing to discard likewise. Who draws
@@ -692,9 +713,7 @@ class GuilinState(GameState):
                 groups, points = split.groups, split.points
             else:
                 hand_types.append("sanlong_wukan")
-                h = self.hands[s]
-                groups = tuple(sc.Group("long" if h[k] == 4 else "kan", (k,) * h[k], sc.group_points("long" if h[k] == 4 else "kan", k))
-                               for k in range(20) if h[k] >= 3)
+                groups = self.sanlong_groups(s)
                 points = sl
             src = None
             kind = "deal"
@@ -809,6 +828,10 @@ class GuilinState(GameState):
             self.window = Window(-1, self.dealer, "start", self.start_options())
 
     def finish(self, n_actions: int) -> None:
+        if self.phase is Phase.DISCARD and self.must_hu:
+            self.step = n_actions
+            raise self.fail("missing_forced_action", self.must_hu, f"seat {self.turn} had to 胡 after its forced "
+                            f"`{self.forced_card[4]}` (放炮必胡, 004 §3.打牌 6); the actions stop there")
         if self.phase is Phase.DISCARD and self.skip_discard and self.wall_left == 0:
             self.end_draw()  # the seat that owes no discard declined its 胡 on the last card
         super().finish(n_actions)
@@ -848,15 +871,17 @@ class GuilinState(GameState):
             evs = [Event(seat=s, act="discard", card=ZIPAI.codes[k]) for k, n in enumerate(self.free(s)) if n]
             if self.after_forced and self.after_forced[0] == s:
                 evs.append(Event(seat=s, act="hu", card=ZIPAI.codes[self.after_forced[1]]))
-            if self.skip_discard:
+            if self.skip_discard or self.must_hu:
                 evs = [e for e in evs if e.act == "hu"]
+            if self.must_hu:
+                return evs
             if (self.skip_discard or self.may_skip) and self.wall_left:
                 assert self.next_draw is not None
                 evs.append(Event(seat=self.next_draw, act="draw", card=ZIPAI.codes[self.wall[self.front]]))
             return evs
         w = self.window
         assert w is not None
-        evs = self.window_events()
+        evs = self.window_events() + self.closing_draw()
         if w.kind == "start":  # the dealer's first discard closes the start window
             evs += [Event(seat=self.dealer, act="discard", card=ZIPAI.codes[k]) for k, n in enumerate(self.free(self.dealer)) if n]
         return evs

@@ -403,7 +403,7 @@ class ShangdarenState(GameState):
             return evs
         w = self.window
         assert w is not None
-        evs = self.window_events()
+        evs = self.window_events() + self.closing_draw()
         if w.kind == "start":  # the dealer's first discard closes the start window
             evs += [Event(seat=self.dealer, act="discard", card=SHANGDAREN.codes[k])
                     for k, n in enumerate(self.hands[self.dealer]) if n]

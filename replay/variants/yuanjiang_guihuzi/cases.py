@@ -35,15 +35,19 @@ def _list(x: Any, what: str) -> list:
     return x
 
 
-def parse_melds(raw: Any) -> tuple[list[int], list[tuple[str, tuple[int, ...]]]]:
-    """``(kan counts, table melds)`` of a case's ``melds``: a ``kan`` (a dealt three) joins the hand;
-    the others are ``(kind, sorted kinds)``.
+def parse_melds(raw: Any) -> tuple[list[int], list[tuple[str, tuple[int, ...]]], list[int | None]]:
+    """``(kan counts, table melds, eaten cards)`` of a case's ``melds``: a ``kan`` (a dealt three)
+    joins the hand; the others are ``(kind, sorted kinds)``; per ``chi``, in order, the kind of its
+    ``card`` (the card eaten, as in the log's 吃 event; None when the meld does not say: then any of
+    its kinds may have been, docs §Score cases).
 
     :raises ValueError: a meld that is not one of its kind (a 吃 not a sentence of one size or
-        二七十; 碰/歪/坎 not three alike; 溜/飘 not four alike), or an unknown kind.
+        二七十; 碰/歪/坎 not three alike; 溜/飘 not four alike), a 吃's ``card`` not among its cards, or
+        an unknown kind.
     """
     kan = [0] * 20
     melds: list[tuple[str, tuple[int, ...]]] = []
+    eaten: list[int | None] = []
     for m in _list(raw, "melds"):
         if not isinstance(m, dict):
             raise ValueError("a meld is an object {kind, cards}")
@@ -54,13 +58,17 @@ def parse_melds(raw: Any) -> tuple[list[int], list[tuple[str, tuple[int, ...]]]]
         if kind == "chi":
             if cards not in sc.SENTENCES:
                 raise ValueError(f"meld {m} is not a sentence (顺子 of one size or 二七十)")
+            c = m.get("card")
+            if c is not None and (not isinstance(c, str) or ZIPAI.index(c) not in cards):
+                raise ValueError(f"meld {m}: its card (the one eaten) is not one of its cards")
+            eaten.append(None if c is None else ZIPAI.index(c))
         elif len(cards) != (4 if kind in ("liu", "piao") else 3) or len(set(cards)) != 1:
             raise ValueError(f"meld {m} is not a {kind}")
         if kind == "kan":
             kan[cards[0]] += 3
         else:
             melds.append((kind, cards))
-    return kan, melds
+    return kan, melds, eaten
 
 
 def groups(state: GameState) -> list[dict[str, Any]]:
@@ -81,7 +89,7 @@ def position(case: dict[str, Any], rules: Any) -> Position:
     from replay.variants.yuanjiang_guihuzi.state import YuanjiangState
 
     hand = ZIPAI.counts(_list(case.get("hand") or [], "hand"))
-    kan, melds = parse_melds(case.get("melds") or [])
+    kan, melds, eaten = parse_melds(case.get("melds") or [])
     hand = [a + b for a, b in zip(hand, kan)]
     held = ZIPAI.held(hand, melds)  # raises: more copies than the deck holds
     win_from, ctx, w = case_frame(case, "yuanjiang_guihuzi", held, ("self", "flip", "discard"), "self")
@@ -98,6 +106,7 @@ def position(case: dict[str, Any], rules: Any) -> Position:
     st = YuanjiangState(rec, rules)
     st.hands[WINNER] = hand
     st.melds[WINNER] = melds
+    st.chi_card[WINNER] = eaten
     st.wall = [] if ctx.get("last_card") else [k for k, c in enumerate(left) for _ in range(c)]
     st.front, st.back = 0, len(st.wall)
     st.ting[WINNER] = bool(ctx.get("baoting"))
@@ -137,7 +146,20 @@ def score_case_of(state: GameState, seat: int) -> dict[str, Any]:
     else:
         raise ValueError(f"seat {seat} faces no card to win on (phase {st.phase.value})")
     return {"variant": "yuanjiang_guihuzi", "rules": dict(st.rules.values), "hand": ZIPAI.expand(hand),
-            "melds": [{"kind": k, "cards": [ZIPAI.codes[c] for c in cards]} for k, cards in melds],
+            "melds": _case_melds(melds, st.chi_card[seat]),
             "win_card": None if card is None else ZIPAI.codes[card], "win_from": win_from,
             "context": {"dealer": seat == st.dealer, "last_card": st.wall_left == 0,
                         "baoting": bool(st.ting[seat]), "first_turn": bool(st.intact[seat])}}
+
+
+def _case_melds(melds: list[tuple[str, tuple[int, ...]]], eaten: list[int | None]) -> list[dict[str, Any]]:
+    """The case's ``melds`` of table melds, each 吃 with the ``card`` it ate (when known)."""
+    out, chis = [], iter(eaten)
+    for k, cards in melds:
+        m: dict[str, Any] = {"kind": k, "cards": [ZIPAI.codes[c] for c in cards]}
+        if k == "chi":
+            c = next(chis, None)
+            if c is not None:
+                m["card"] = ZIPAI.codes[c]
+        out.append(m)
+    return out

@@ -199,12 +199,15 @@ class Context:
     """What the hand alone cannot tell: ``tianhu`` (the dealer's dealt hand), ``haidi`` (the winning
     card is the last card of the wall), ``baoting`` (报听 held, docs/rules §报听), ``dealt`` (the
     concealed hand is still the dealt one: the seat has discarded and claimed nothing; option
-    ``jiudui_ban = dealt``)."""
+    ``jiudui_ban = dealt``), ``eaten`` (the kinds of the cards the seat took from other seats by
+    吃 — a 吃's own two cards are the seat's: 003 §名词解析 2 起手4张(可以有牌参与去吃) is 内圆; None: not
+    known, any kind in a 吃 may have been eaten)."""
 
     tianhu: bool = False
     haidi: bool = False
     baoting: bool = False
     dealt: bool = False
+    eaten: frozenset[int] | None = None
 
 
 def shape_ok(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w: int | None, wmode: str = "self") -> bool:
@@ -337,9 +340,10 @@ def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
     table_xi = sum(g.xi for g in table)
     red = sum(held[k] for k in RED)
     kinds = [k for k in range(20) if held[k]]
-    # 圆: all four of a kind held. 外圆 when a copy came by 吃/碰/飘 or is another seat's flipped
-    # winning card; else 内圆 (003 §名词解析 2. 圆).
-    ext = {k for kind, cards in melds if kind in ("chi", "peng", "piao") for k in cards}
+    # 圆: all four of a kind held. 外圆 when a copy came by 吃/碰/飘 (有吃、碰变成4张或飘: the card
+    # eaten, not the seat's own two) or is another seat's flipped winning card; else 内圆 (003 §名词解析 2. 圆).
+    ext = {k for kind, cards in melds if kind in ("peng", "piao") for k in cards}
+    ext |= {k for kind, cards in melds if kind == "chi" for k in cards} if ctx.eaten is None else ctx.eaten
     if w is not None and wmode == "flip":
         ext.add(w)
     yuan = [k for k in range(20) if held[k] == 4]

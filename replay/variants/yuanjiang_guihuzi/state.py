@@ -42,6 +42,8 @@ class YuanjiangState(GameState):
         self.peng_own: list[set[int]] = [set() for _ in range(n)]
         # the concealed hand is still the dealt one: nothing discarded or claimed (option jiudui_ban)
         self.intact: list[bool] = [True] * n
+        # per seat, the card eaten by each 吃, in meld order (None: not known, in a score case)
+        self.chi_card: list[list[int | None]] = [[] for _ in range(n)]
         self.locked: list[set[int]] = [set() for _ in range(n)]  # 锁牌 (003 §玩法规则 4.3)
         self.after_wai: tuple[int, int] | None = None  # (seat, card): may 胡 now (003 §名词解析 4)
         self.dealer_discarded = False
@@ -101,10 +103,19 @@ class YuanjiangState(GameState):
             return hand, melds, c, "self"
         return self.hands[seat], self.melds[seat], card, wmode
 
+    def eaten(self, seat: int) -> frozenset[int]:
+        """Kinds of the cards ``seat`` took from other seats by 吃 (for 外圆, 003 §名词解析 2: 有吃…变成4张);
+        a 吃 whose eaten card is not known (a score case meld without ``card``) counts all its kinds."""
+        chis = [cards for k, cards in self.melds[seat] if k == "chi"]
+        out: set[int] = set()
+        for cards, c in zip(chis, self.chi_card[seat]):
+            out |= set(cards) if c is None else {c}
+        return frozenset(out)
+
     def evaluate(self, seat: int, card: int | None, wmode: str, tianhu: bool = False) -> sc.Win:
         """Score ``seat`` winning on ``card`` (None: 天胡, or 胡 right after its own 歪)."""
         ctx = sc.Context(tianhu=tianhu, haidi=not tianhu and self.wall_left == 0, baoting=not tianhu and self.baoting(seat),
-                         dealt=self.intact[seat])
+                         dealt=self.intact[seat], eaten=self.eaten(seat))
         hand, melds, card, wmode = self.win_hand(seat, card, wmode)
         return sc.evaluate(hand, melds, card, wmode, ctx, self.rules)
 
@@ -371,6 +382,7 @@ class YuanjiangState(GameState):
             for k in own:
                 h[k] -= 1
             self.melds[s].append(("chi", tuple(sorted((c, *own)))))
+            self.chi_card[s].append(c)
         self.phase, self.turn = Phase.DISCARD, s
 
     # -- errors in words ---------------------------------------------------------------------
@@ -483,7 +495,7 @@ class YuanjiangState(GameState):
             return self.discard_phase_events()
         w = self.window
         assert w is not None
-        evs = self.window_events()
+        evs = self.window_events() + self.closing_draw()
         return evs
 
     def snapshot(self) -> dict[str, Any]:
