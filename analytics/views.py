@@ -37,12 +37,13 @@ import atexit
 import itertools
 import shutil
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 import duckdb
 
-from ingest.schema import MONTH, OLD_SHARD_GLOB, PARTITION, SHARD_GLOB, TABLES, duckdb_type
-from ingest.warehouse import shard_files
+from ingest.schema import MONTH, OLD_SHARD_GLOB, PARTITION, RUNS, RUNS_TABLE, SHARD_GLOB, TABLES, duckdb_type
+from ingest.warehouse import OutsideShardWarning, attach, catalog_of
 
 _PRIVATE: list[str] = []  # this process's private folder for DuckDB temp files (made on first use)
 _SEQ = itertools.count()
@@ -57,6 +58,30 @@ def _temp_directory() -> str:
     return str(Path(_PRIVATE[0], f"c{next(_SEQ)}"))
 
 
+def _inside(root: Path, files: list[Path]) -> tuple[list[Path], list[Path]]:
+    """``files`` split into those inside ``root`` once symlinks are resolved, and the others
+    (each warned about: DuckDB would refuse it and fail the whole query)."""
+    import os
+    import warnings
+
+    base = os.path.realpath(root) + os.sep
+    ok: list[Path] = []
+    bad: list[Path] = []
+    for f in files:
+        real = os.path.realpath(f)
+        if real.startswith(base) and os.path.isfile(real):
+            ok.append(f)
+        else:
+            bad.append(f)
+            warnings.warn(OutsideShardWarning(f, real), stacklevel=3)
+    return ok, bad
+
+
+def shard_files(root: Path, table: str, pattern: str) -> tuple[list[Path], list[Path]]:
+    """The plain-Parquet files of ``table`` matching ``pattern`` (layout before DuckLake), sorted."""
+    return _inside(root, sorted(Path(root, table).glob(pattern)))
+
+
 def _lit(text: str) -> str:
     """A SQL string literal (DDL cannot take bound parameters)."""
     return "'" + text.replace("'", "''") + "'"
@@ -66,11 +91,14 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def connect(warehouse_dir: Path | str, *, threads: int | None = None) -> duckdb.DuckDBPyConnection:
+def connect(warehouse_dir: Path | str, *, threads: int | None = None,
+            snapshot: int | datetime | None = None) -> duckdb.DuckDBPyConnection:
     """Open the warehouse in a hardened in-memory DuckDB (views only; see the module docstring).
 
     :param warehouse_dir: the warehouse folder (as written by ``paipu ingest``).
     :param threads: DuckDB worker threads (default: DuckDB's choice).
+    :param snapshot: read the warehouse as it was at this DuckLake snapshot id, or at this time
+        (the last snapshot committed by then); None for the latest.
     :returns: the root connection; take ``cursor()`` per query.
     :raises FileNotFoundError: the folder does not exist.
     :raises ValueError: the folder's path holds glob characters (``*?[]{}``) that would change
@@ -91,6 +119,11 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None) -> duckdb.
         con.execute(f"SET threads = {int(threads)}")
     con.execute("SET autoinstall_known_extensions = false")
     con.execute("SET autoload_known_extensions = false")
+    catalog = catalog_of(root)
+    if catalog is not None:
+        return _lake_views(con, root, catalog, snapshot)
+    if snapshot is not None:
+        raise ValueError(f"{root} is not a DuckLake warehouse: it has no snapshots (paipu migrate)")
     # Parquet footers read once per connection, not on every query (the dashboards ask dozens of
     # queries of one connection; measured ~40-70 ms off each query on a 1M-game warehouse)
     con.execute("SET parquet_metadata_cache = true")
@@ -98,6 +131,14 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None) -> duckdb.
     # refuses it, tests/test_analytics.py checks it stays so)
     con.execute(f"SET allowed_directories = [{_lit(str(root) + '/')}]")
     con.execute("SET enable_external_access = false")
+    plain_views(con, root)
+    con.execute("SET lock_configuration = true")
+    return con
+
+
+def plain_views(con: duckdb.DuckDBPyConnection, root: Path, prefix: str = "") -> None:
+    """Views ``<prefix><table>`` over a plain-Parquet warehouse (the layout before DuckLake, with
+    or without month folders: see the module docstring); ``paipu migrate`` reads through them."""
     for table, schema in TABLES.items():
         new_ok, new_bad = shard_files(root, table, SHARD_GLOB)
         old_ok, old_bad = shard_files(root, table, OLD_SHARD_GLOB)
@@ -121,10 +162,45 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None) -> duckdb.
             # a column no shard has yet (older shards, newer schema) reads as a typed NULL
             cols = ", ".join(_ident(f.name) if f.name in have else
                              f"CAST(NULL AS {duckdb_type(f.type)}) AS {_ident(f.name)}" for f in schema)
-            con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols}, {keys} FROM {src}")
+            con.execute(f"CREATE VIEW {_ident(prefix + table)} AS SELECT {cols}, {keys} FROM {src}")
         else:
             cols = ", ".join(f"CAST(NULL AS {duckdb_type(f.type)}) AS {_ident(f.name)}" for f in schema)
-            con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols}, CAST(NULL AS VARCHAR) AS {PARTITION}, "
+            con.execute(f"CREATE VIEW {_ident(prefix + table)} AS SELECT {cols}, CAST(NULL AS VARCHAR) AS {PARTITION}, "
                         f"CAST(NULL AS VARCHAR) AS {MONTH} WHERE false")
+
+
+def _lake_views(con: duckdb.DuckDBPyConnection, root: Path, catalog: str,
+                snapshot: int | datetime | None) -> duckdb.DuckDBPyConnection:
+    """The views over a DuckLake warehouse: its catalog attached read-only (``lake``), one view per
+    table with exactly the schema's columns plus ``variant`` and ``month``; ``ingest_runs`` holds
+    the latest row of each run. Then the same hardening as for plain Parquet."""
+    con.execute("SET parquet_metadata_cache = true")
+    attach(con, root, catalog, read_only=True, snapshot=snapshot)
+    have = {r[0]: set() for r in con.sql("SELECT table_name FROM duckdb_tables() WHERE database_name = 'lake'").fetchall()}
+    for t in have:
+        have[t] = {r[0] for r in con.sql("SELECT column_name FROM duckdb_columns() WHERE database_name = 'lake' "
+                                         f"AND table_name = {_lit(t)}").fetchall()}
+    for table, schema in [*TABLES.items(), (RUNS_TABLE, RUNS)]:
+        keys = [] if table == RUNS_TABLE else [PARTITION, MONTH]
+        if table not in have:  # a snapshot from before the table was made
+            cols = ", ".join(f"CAST(NULL AS {duckdb_type(f.type) if f.type in _TYPES else 'VARCHAR'}) AS {_ident(f.name)}"
+                             for f in schema)
+            cols += "".join(f", CAST(NULL AS VARCHAR) AS {k}" for k in keys)
+            con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols} WHERE false")
+            continue
+        cols = ", ".join(_ident(f.name) if f.name in have[table] else
+                         f"CAST(NULL AS {duckdb_type(f.type)}) AS {_ident(f.name)}" for f in schema)
+        cols += "".join(f", {k}" for k in keys)
+        src = f"lake.{_ident(table)}"
+        if table == RUNS_TABLE:  # a run has a `running` row, then its `done` one: the latest counts
+            src = (f"(SELECT * FROM {src} QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY "
+                   "status = 'running', finished_at DESC NULLS LAST) = 1)")
+        con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols} FROM {src}")
+    if catalog.startswith("sqlite:"):
+        con.execute(f"SET allowed_directories = [{_lit(str(root) + '/')}]")
+        con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con
+
+
+_TYPES = {f.type for s in TABLES.values() for f in s}

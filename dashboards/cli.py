@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
@@ -81,11 +81,28 @@ def _event(ev: dict[str, Any] | None, deck: Deck) -> tuple[Text, Text]:
     return name, cards
 
 
-def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", help="warehouse folder")) -> None:
-    """Print GAME_ID's audit: verdict, every step with the acting seat's hand, claimed vs computed."""
+def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", help="warehouse folder"),
+              as_of: Optional[str] = typer.Option(None, "--as-of", metavar="SNAPSHOT|TIME",
+                                                  help="Read the warehouse as it was at this DuckLake snapshot id "
+                                                       "or time (ISO 8601, UTC unless it has an offset); "
+                                                       "`paipu snapshots` lists them.")) -> None:
+    """Print GAME_ID's audit: verdict, every step with the acting seat's hand, claimed vs computed.
+    With --as-of, what the warehouse held then (a game ingested later is not found)."""
+    from ingest.warehouse import parse_as_of
+
     console = Console(highlight=False)
     wh = _warehouse(warehouse, console)
-    con = data.connect(wh)
+    try:
+        snap = parse_as_of(as_of) if as_of is not None else None
+    except ValueError:
+        raise typer.BadParameter("a snapshot id or an ISO 8601 time", param_hint="--as-of") from None
+    try:
+        con = data.connect(wh, snapshot=snap)
+    except Exception as e:  # no such snapshot, a time before the first one, not a DuckLake warehouse
+        console.print(_t(f"--as-of {as_of}: {e}", style="red"))
+        raise typer.Exit(1) from None
+    if snap is not None:
+        console.print(_t(f"as of {as_of}", style="dim"))
     row = data.find_game(con, game_id)
     if row is None:
         rej = data.find_rejects(con, game_id)

@@ -10,6 +10,8 @@ and tests use it directly.
 
 from __future__ import annotations
 
+import functools
+
 import json
 from dataclasses import dataclass
 from datetime import date
@@ -113,19 +115,24 @@ def layout(warehouse: str | Path) -> tuple[bool, ...]:
     Views are built once per connection; a caller that caches the connection keys it on this so a
     table that appears after start-up (first ingest) gets a real view.
     """
+    from ingest.warehouse import catalog_of, has_rows
+
     root = Path(warehouse)
+    if catalog_of(root) is not None:  # DuckLake: which tables hold a row in the latest snapshot
+        return tuple(has_rows(root, t) for t in TABLES)
     return tuple(next((root / t).rglob("*.parquet"), None) is not None for t in TABLES)
 
 
-def connect(warehouse: str | Path) -> duckdb.DuckDBPyConnection:
+def connect(warehouse: str | Path, snapshot: Any = None) -> duckdb.DuckDBPyConnection:
     """The warehouse's hardened root connection (:func:`analytics.views.connect`: views over every
     table, file access limited to the warehouse, configuration locked). Take a ``cursor()`` per query.
 
+    :param snapshot: a DuckLake snapshot id or a time: the warehouse as it was then (audit's as-of).
     :raises FileNotFoundError: ``warehouse`` is not a directory.
     """
     from analytics.views import connect as analytics_connect
 
-    return analytics_connect(warehouse)
+    return analytics_connect(warehouse, snapshot=snapshot)
 
 
 # --- overview -------------------------------------------------------------------------------
@@ -363,13 +370,20 @@ def ingest_runs(warehouse: str | Path, limit: int = 20) -> list[dict[str, Any]]:
     """The warehouse's ingest runs, newest first: run_id, status, started_at, finished_at,
     engine_version, files, read, valid, invalid, rejected (None where a run log lacks a field).
 
-    Read from ``ingest_runs/*.parquet`` when ingest writes that table, else from the JSON run log
+    Read from the DuckLake table ``ingest_runs`` (the latest row of each run); for a warehouse of
+    the layout before DuckLake, from ``ingest_runs/*.parquet``, else from the JSON run log
     ``_meta/ingest_runs/*.json``; files that cannot be read are skipped (the page must render).
     """
+    from ingest.warehouse import catalog_of
+
     root = Path(warehouse)
     runs: dict[str, dict[str, Any]] = {}
     keys = ("run_id", "status", "started_at", "finished_at", "engine_version", "n_files", "read", "valid",
             "invalid", "rejected")
+    if catalog_of(root) is not None:
+        df = _q(_runs_connection(str(root.resolve())),
+                f"SELECT {', '.join(keys)} FROM ingest_runs ORDER BY started_at DESC LIMIT $n", {"n": int(limit)})
+        return list(df.iter_rows(named=True))
     for path in sorted((root / "ingest_runs").glob("*.parquet")):
         try:
             for r in pl.read_parquet(path).iter_rows(named=True):
@@ -389,6 +403,13 @@ def ingest_runs(warehouse: str | Path, limit: int = 20) -> list[dict[str, Any]]:
             "finished_at": d.get("finished_at"), "engine_version": d.get("engine_version"),
             "n_files": len(d.get("files") or []), **{k: total.get(k) for k in ("read", "valid", "invalid", "rejected")}}
     return sorted(runs.values(), key=lambda r: str(r.get("started_at") or ""), reverse=True)[:limit]
+
+
+@functools.lru_cache(maxsize=8)
+def _runs_connection(root: str) -> duckdb.DuckDBPyConnection:
+    """One connection per warehouse for :func:`ingest_runs` (a DuckLake view reads the latest
+    snapshot at every query)."""
+    return connect(root)
 
 
 def partitions(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:

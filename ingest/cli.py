@@ -79,12 +79,19 @@ def ingest_cmd(
                                               "cluster of --workers processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the run's report (per file and total counts, rows "
                                  "written) as one JSON object instead of the table."),
+    catalog: str | None = typer.Option(None, "--catalog", metavar="postgres:KEYWORDS",
+                                       help="DuckLake catalog in PostgreSQL (libpq keywords: 'dbname=paipu "
+                                            "host=db port=5432'), for ingests on several machines into one "
+                                            "warehouse; default: the embedded SQLite catalog in the folder."),
 ) -> None:
     """Replay game logs and write the Parquet warehouse (games, seats, actions, melds, xing, rejects).
 
+    The run commits in one DuckLake transaction: a reader sees all of it or none of it; other
+    ingests may write the same warehouse at the same time.
+
     Exit status 0 when the run completes, however many games were invalid, rejected or duplicate
     (they are counted); 2 for a usage error (a path that does not exist, a bad option, a salt
-    file that cannot be read or is too short); 1 when the warehouse is busy (another ingest),
+    file that cannot be read or is too short); 1 when the catalog stays busy, the warehouse
     holds another pseudonymization, or cannot be written.
     """
     missing = [str(p) for p in paths if not p.exists()]
@@ -100,6 +107,8 @@ def ingest_cmd(
         raise typer.BadParameter(f"must be one of {', '.join(ENGINES)}", param_hint="--engine")
     if scheduler and engine != "dask":
         raise typer.BadParameter("needs --engine dask", param_hint="--scheduler")
+    if catalog is not None and not catalog.startswith("postgres:"):
+        raise typer.BadParameter("must start with postgres:", param_hint="--catalog")
     salt = None
     if pseudonymize is not None:
         try:
@@ -111,7 +120,8 @@ def ingest_cmd(
     console = Console()
     try:
         report = ingest(paths, warehouse, workers=workers or None, progress=True, max_line_bytes=max_line_bytes,
-                        console=Console(stderr=True), pseudonym_salt=salt, engine=engine, scheduler=scheduler)
+                        console=Console(stderr=True), pseudonym_salt=salt, engine=engine, scheduler=scheduler,
+                        catalog=catalog)
     except (WarehouseBusy, WarehouseMismatch) as e:
         console.print(f"[red]{escape(utf8_text(str(e)))}[/red]", highlight=False)
         raise typer.Exit(1) from None
@@ -129,32 +139,92 @@ def ingest_cmd(
 
 def compact_cmd(
     warehouse: Path = typer.Option(..., "--warehouse", help="Warehouse folder written by `paipu ingest`."),
-    target_mb: int = typer.Option(64, "--target-mb", help="Merge shards smaller than this into files of about this size."),
+    keep_days: float = typer.Option(7.0, "--keep-days", help="Keep the snapshots of this many days for --as-of "
+                                    "(older ones are expired and their files deleted)."),
 ) -> None:
-    """Merge the warehouse's small shards into files of tens of MB (the rows do not change).
+    """Merge the warehouse's small data files and drop what old snapshots alone still need, with
+    DuckLake's own functions (ducklake_merge_adjacent_files, ducklake_expire_snapshots,
+    ducklake_cleanup_old_files, ducklake_delete_orphaned_files). The rows do not change.
 
-    Exit status 0 when done; 2 for a usage error; 1 when another ingest or compaction holds the
-    warehouse or it cannot be written.
+    Exit status 0 when done; 2 for a usage error; 1 when the catalog stays busy or it fails.
     """
-    from ingest.warehouse import Warehouse
+    from ingest.warehouse import catalog_of, compact
 
-    if not (warehouse / "_meta").is_dir():
-        raise typer.BadParameter(f"{warehouse} is not a warehouse (no _meta/)", param_hint="--warehouse")
-    if target_mb < 1:
-        raise typer.BadParameter("must be ≥ 1", param_hint="--target-mb")
+    if catalog_of(warehouse) is None:
+        raise typer.BadParameter(f"{warehouse} is not a DuckLake warehouse (no catalog; paipu migrate "
+                                 "converts one of the layout before it)", param_hint="--warehouse")
+    if keep_days < 0:
+        raise typer.BadParameter("must be ≥ 0", param_hint="--keep-days")
     console = Console()
     try:
-        with Warehouse(warehouse, check_pseudonym=False, purpose="compact") as wh:
-            got = wh.compact(target_mb << 20)
-            notes = wh.recovered
-    except WarehouseBusy as e:
-        console.print(f"[red]{escape(utf8_text(str(e)))}[/red]", highlight=False)
+        got = compact(warehouse, keep_days=keep_days)
+    except (WarehouseBusy, OSError, RuntimeError) as e:
+        console.print(f"[red]compact failed: {escape(utf8_text(str(e)))}[/red]", highlight=False)
         raise typer.Exit(1) from None
-    except OSError as e:
-        console.print(f"[red]compact failed: {e}[/red]", highlight=False)
+    console.print(f"compact {utf8_text(str(warehouse))}: {got['files_before']} data files → {got['files_after']}, "
+                  f"{got['bytes_before'] / 1e6:.1f} MB → {got['bytes_after'] / 1e6:.1f} MB, "
+                  f"{got['expired']} snapshots expired", highlight=False)
+
+
+def snapshots_cmd(
+    warehouse: Path = typer.Option(..., "--warehouse", help="Warehouse folder written by `paipu ingest`."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per snapshot instead of the table."),
+) -> None:
+    """List the warehouse's DuckLake snapshots, oldest first, with the ingest run each one committed
+    (its status and counts). `paipu audit GAME --as-of SNAPSHOT|TIME` reads the warehouse as it
+    was at one of them.
+
+    Exit status 0; 2 for a usage error (not a DuckLake warehouse).
+    """
+    from ingest.warehouse import catalog_of, snapshots
+
+    if catalog_of(warehouse) is None:
+        raise typer.BadParameter(f"{warehouse} is not a DuckLake warehouse (no catalog)", param_hint="--warehouse")
+    snaps = snapshots(warehouse)
+    if as_json:
+        for s in snaps:
+            typer.echo(json.dumps(s, ensure_ascii=False, default=str))
+        return
+    t = Table(title=f"snapshots of {utf8_text(str(warehouse))}", box=box.SIMPLE_HEAD, title_justify="left",
+              padding=(0, 1), pad_edge=False, show_edge=False)
+    t.add_column("id", justify="right", no_wrap=True)
+    t.add_column("UTC", no_wrap=True)
+    t.add_column("commit", overflow="fold", min_width=28)  # a run id whole
+    for col in ("read", "valid", "invalid", "rejected", "dup"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for s in snaps:
+        when = s["snapshot_time"]
+        what = (f"{s['run_status']}\n{s['run_id']}" if s["run_id"] and s["run_status"] != "migrate"
+                else s["commit_message"] or ", ".join(f"{k}" for k in (s["changes"] or {})))
+        t.add_row(str(s["snapshot_id"]), f"{when:%m-%d %H:%M:%S}" if when else "", escape(what),
+                  *[str(s.get(k, "")) for k in ("read", "valid", "invalid", "rejected", "duplicate")])
+    Console().print(t)
+
+
+def migrate_cmd(
+    warehouse: Path = typer.Argument(..., help="A warehouse folder of the plain-Parquet layout before DuckLake."),
+) -> None:
+    """Convert a warehouse written before DuckLake (hive Parquet folders, _meta/sources.json) into
+    the DuckLake layout in place, in one transaction: the same rows, the old folders removed.
+
+    Exit status 0 when done or when there was nothing to migrate; 2 for a usage error; 1 when it fails.
+    """
+    from ingest.warehouse import legacy_layout, migrate
+
+    if not warehouse.is_dir():
+        raise typer.BadParameter(f"no such folder: {warehouse}", param_hint="DIR")
+    console = Console()
+    if not legacy_layout(warehouse):
+        console.print(f"{utf8_text(str(warehouse))}: nothing to migrate", highlight=False)
+        return
+    try:
+        got = migrate(warehouse)
+    except (WarehouseBusy, OSError, RuntimeError) as e:
+        console.print(f"[red]migrate failed: {escape(utf8_text(str(e)))}[/red]", highlight=False)
         raise typer.Exit(1) from None
-    for note in notes:
-        console.print(f"recovered: {note}", highlight=False)
-    console.print(f"compact {warehouse}: {got['files_before']} shard files → {got['files_after']} "
-                  f"({got['merged']} merged), {got['bytes_before'] / 1e6:.1f} MB → {got['bytes_after'] / 1e6:.1f} MB",
-                  highlight=False)
+    console.print(f"migrated {utf8_text(str(warehouse))} to DuckLake: " +
+                  ", ".join(f"{k} {v}" for k, v in got.items()), highlight=False)
+
+
+COMMANDS = {"ingest": ingest_cmd, "compact": compact_cmd, "snapshots": snapshots_cmd, "migrate": migrate_cmd}
+"""The warehouse commands ``paipu/cli.py`` registers."""

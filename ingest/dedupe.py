@@ -1,7 +1,9 @@
 """What is already stored: one ``games`` row per ``game_id``, one ``rejects`` row per rejected line.
 
-The main process screens every chunk's rows, in input order, against an in-memory index of the
-warehouse (docs/warehouse.md, "Duplicates"):
+Inside an ingest run's transaction, each input file's rows are screened, in input order, against
+what the catalog holds for that file's ``game_id``s and raw hashes (looked up in the transaction,
+so earlier files of the run and every committed run count) plus the file's own earlier lines
+(docs/warehouse.md, "Duplicates"):
 
 - a game whose ``game_id`` is stored with the same ``record_sha256`` is a **duplicate**: its rows
   are dropped and the line is counted as ``duplicate``;
@@ -10,25 +12,23 @@ warehouse (docs/warehouse.md, "Duplicates"):
 - a rejected line whose bytes (``raw_sha256``) are already stored as a reject is a duplicate too,
   except the reader's rows about a file (``paipu.compression``, ``paipu.io``), which are not lines.
 
-Rows of the file being re-ingested do not count as stored: a path's shards are replaced as a whole
-(``ingest.warehouse``), so :meth:`Index.begin` retires them when the file starts. First seen wins:
-the run reads files in their sorted order, lines in order.
+Rows of the file being re-ingested do not count as stored: the run deletes them in its transaction
+before it screens the file (``ingest.warehouse.Warehouse.replace_source``). First seen wins: the
+run reads files in their sorted order, lines in order. ``paipu validate`` uses the same rule
+within one run (:meth:`Index.begin` per file, no catalog).
 
-Memory: one dict entry per stored game (its ``game_id`` plus one packed int: 64 bits of the record
-hash, the line and the source), about 150–200 bytes a game.
+Memory: one dict entry per game of the file being screened (its ``game_id`` plus one packed int),
+never an index of the whole warehouse.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Iterable
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from ingest.rows import LINE, Batch, Counts
-from ingest.warehouse import SRC, table_of
 
 READER_RULES = frozenset({"paipu.compression", "paipu.io"})
 """Reject rules about a whole file (not a line): never deduplicated."""
@@ -60,48 +60,26 @@ class Index:
         self.sources.append(source)
         return len(self.sources) - 1
 
-    @classmethod
-    def load(cls, shards: dict[str, Iterable[Path]], compacted: Iterable[Path] = ()) -> "Index":
-        """Index the ``games`` and ``rejects`` shards in place.
+    def prefill(self, games: Iterable[tuple[str, str, str, int]], rejects: Iterable[tuple[str, str, str, int]]) -> None:
+        """Remember rows the warehouse already holds (looked up in the catalog for one file's
+        lines: ``ingest.warehouse.Warehouse.stored_games`` / ``stored_rejects``).
 
-        :param shards: source prefix → its shard files (any table; only games and rejects are read).
-        :param compacted: compacted shards (their ``_src`` column names each row's source prefix).
+        :param games: ``(game_id, record_sha256, source_file, source_line)``.
+        :param rejects: ``(raw_sha256, rule, source_file, source_line)``.
         """
-        ix = cls()
-
-        def origin_of(prefix: str, source: str | None) -> int:
-            o = ix.stored.get(prefix)
+        origins: dict[str, int] = {}
+        for gid, sha, source, line in games:
+            o = origins.get(source)
             if o is None:
-                o = ix.stored[prefix] = ix._origin(source or "?")
-            return o
-
-        files = [(f, p) for p in sorted(shards) for f in sorted(shards[p])]
-        files += [(f, None) for f in sorted(compacted)]
-        for f, prefix in files:
-            table = table_of(f)
-            if table not in ("games", "rejects"):
+                o = origins[source] = self._origin(source)
+            self.games.setdefault(gid, _h64(sha) | (line & _M40) << 64 | o << 104)
+        for sha, rule, source, line in rejects:
+            if rule in READER_RULES:
                 continue
-            cols = (["game_id", "record_sha256", "source_line", "source_file"] if table == "games"
-                    else ["raw_sha256", "rule", "source_line", "source_file"])
-            t = pq.read_table(f, columns=cols + ([SRC] if prefix is None else []))
-            if t.num_rows == 0:
-                continue
-            if prefix is None:
-                origins = [origin_of(p, s) for p, s in zip(t.column(SRC).to_pylist(),
-                                                             t.column("source_file").to_pylist())]
-            else:
-                origins = [origin_of(prefix, t.column("source_file")[0].as_py())] * t.num_rows
-            lines = t.column("source_line").to_pylist()
-            if table == "games":
-                for gid, sha, line, o in zip(t.column("game_id").to_pylist(), t.column("record_sha256").to_pylist(),
-                                             lines, origins):
-                    ix.games.setdefault(gid, _h64(sha) | (line & _M40) << 64 | o << 104)
-            else:
-                for sha, rule, line, o in zip(t.column("raw_sha256").to_pylist(), t.column("rule").to_pylist(),
-                                              lines, origins):
-                    if rule not in READER_RULES:
-                        ix.rejects.setdefault(_h64(sha), (line & _M40) | o << 40)
-        return ix
+            o = origins.get(source)
+            if o is None:
+                o = origins[source] = self._origin(source)
+            self.rejects.setdefault(_h64(sha), (line & _M40) | o << 40)
 
     def begin(self, prefix: str, source: str) -> int:
         """Start a file whose shards (``prefix``) will replace what that prefix holds now.

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import platform
+import random
+import shutil
 import time
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
@@ -26,7 +28,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeE
 from ingest.dedupe import Index
 from ingest.reader import MAX_LINE_BYTES, FileStats, Line, find_inputs, read_lines
 from ingest.rows import ChunkResult, Counts, Pseudonymizer, process_chunk
-from ingest.warehouse import FileShards, Warehouse, source_prefix
+from ingest.warehouse import STAGING, FileStage, Warehouse, WarehouseBusy, is_conflict, retrying
 from replay.record import utf8_text
 from replay.workers import process_pool
 
@@ -113,13 +115,11 @@ class IngestReport:
 class _FileState:
     path: Path
     stats: FileStats
-    shards: FileShards
-    origin: int
+    stage: FileStage
     counts: Counts = field(default_factory=Counts)
     chunks: int = 0
     done: int = 0
     read_done: bool = False
-    committed: bool = False
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
@@ -157,25 +157,33 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
            progress: bool = True, *, max_line_bytes: int = MAX_LINE_BYTES, chunk_lines: int = CHUNK_LINES,
            min_pool_bytes: int = MIN_POOL_BYTES, console: Console | None = None,
            pseudonym_salt: bytes | None = None, engine: str = "process",
-           scheduler: str | None = None) -> IngestReport:
-    """Replay every line of ``paths`` and write the results into the warehouse.
+           scheduler: str | None = None, catalog: str | None = None) -> IngestReport:
+    """Replay every line of ``paths`` and commit the results to the warehouse in one transaction.
+
+    Two phases: the lines are replayed (in a pool or on Dask) and their rows staged as Parquet in
+    ``DIR/_staging/<run_id>/``; then one catalog transaction, file by file in input order,
+    deletes what each file stored before, screens its rows for duplicates against the catalog
+    (``ingest.dedupe``) and inserts them, and adds the run's ``ingest_runs`` row. When another
+    writer committed meanwhile the commit conflicts and the second phase is done again (the
+    replay is not): up to :data:`COMMIT_ATTEMPTS` times.
 
     :param paths: files (``.jsonl``, ``.jsonl.gz``, ``.jsonl.zst``) and folders (walked recursively).
-    :param warehouse_dir: the warehouse folder; created if missing. Its parent must be writable
-        (the staging folder goes there).
+    :param warehouse_dir: the warehouse folder; created if missing.
     :param workers: worker processes; None or 0 = ``os.cpu_count()``; 1 replays in this process,
         and so does any input smaller than ``min_pool_bytes`` on disk (process engine only).
     :param progress: show a rich progress bar when the console is a terminal (otherwise one line
-        per finished file).
+        per file once the run has committed).
     :param max_line_bytes: longest accepted line (spec §1), terminator excluded.
     :param chunk_lines: lines per task sent to a worker.
     :param pseudonym_salt: replace player ids by keyed hashes (:class:`~ingest.rows.Pseudonymizer`).
     :param engine: ``process`` (a local process pool) or ``dask`` (a Dask cluster: ``scheduler``'s
         address, or a local cluster of ``workers`` processes when None). Both give the same rows.
+    :param catalog: ``postgres:<libpq keywords>`` for a PostgreSQL catalog; None for the
+        warehouse's own (embedded SQLite ``DIR/catalog.sqlite`` unless it was made with one).
     :returns: an :class:`IngestReport` with per-file and total counts.
     :raises FileNotFoundError: a path does not exist.
     :raises ValueError: an unknown engine, or a salt shorter than 16 bytes.
-    :raises ingest.warehouse.WarehouseBusy: another ingest is writing the same warehouse.
+    :raises ingest.warehouse.WarehouseBusy: the catalog stayed locked, or the commit kept conflicting.
     :raises ingest.warehouse.WarehouseMismatch: the warehouse holds rows of another pseudonymization.
     """
     from replay import ENGINE_VERSION
@@ -207,18 +215,28 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
     t0 = time.perf_counter()
     salt = pseudonymizer.salt if pseudonymizer is not None else None
 
-    def run_record(slim: bool = False) -> dict:
+    def run_record() -> dict:
         record = report.to_json()
         record.update(host=platform.node(), python=platform.python_version(), seconds=time.perf_counter() - t0,
                       n_files=len(report.files))
-        if slim:  # while running: the totals so far, not the growing per-file list
-            record["files"] = []
         return record
 
-    with Warehouse(warehouse_dir, pseudonymizer.fingerprint if pseudonymizer else None) as wh, bar:
+    from ingest.warehouse import WarehouseMismatch, catalog_of, legacy_layout
+
+    if catalog_of(warehouse_dir) is None and legacy_layout(warehouse_dir):
+        raise WarehouseMismatch(f"{warehouse_dir} is a warehouse of the layout before DuckLake: "
+                                f"run `paipu migrate {warehouse_dir}` first")
+    with Warehouse(warehouse_dir, pseudonymizer.fingerprint if pseudonymizer else None, catalog=catalog,
+                   run_id=run_id) as wh, bar:
         report.recovered = list(wh.recovered)
-        index = Index.load(wh.shards, wh.compacted_files())
-        wh.write_run(run_id, run_record())  # status "running" until the end: a killed run shows
+
+        def started_row() -> None:  # status "running" in its own commit: a killed run shows
+            with wh.transaction(f"ingest run {run_id} started", {"run_id": run_id, "status": "running"},
+                                serialize=False):
+                wh.write_run(run_record())
+
+        retrying(started_row)
+        wh.save_run_json(run_record())
         if engine == "dask":
             pool: Any = _Dask(workers, scheduler)
             report.workers = pool.workers
@@ -227,45 +245,15 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
             report.workers = workers if pool is not None else 1
         pending: deque[tuple[Any, int]] = deque()  # (task, input bytes read once its chunk was cut)
         window = 2 * report.workers
-
         running = Counts()
-
-        def totals() -> str:
-            c = running
-            return (f"read {c.read}: {c.valid} valid, {c.invalid} invalid, {c.rejected} rejected, "
-                    f"{c.duplicate} duplicate")
-
-        def maybe_commit(st: _FileState) -> None:
-            if st.committed or not st.read_done or st.done < st.chunks:
-                return
-            st.shards.close()
-            info = {"ingested_at": started.isoformat(), "run_id": run_id, "engine_version": ENGINE_VERSION,
-                    "valid": st.counts.valid, "invalid": st.counts.invalid, "rejected": st.counts.rejected,
-                    "duplicate": st.counts.duplicate, "blank": st.stats.blank}
-            report.removed_shards += wh.commit(st.shards, str(st.path), st.stats.content_sha256, info)
-            for t, n in st.shards.rows.items():
-                report.rows[t] = report.rows.get(t, 0) + n
-            st.committed = True
-            fr = FileReport(str(st.path), st.stats.content_sha256, st.stats.lines, st.stats.blank, st.counts.valid,
-                            st.counts.invalid, st.counts.rejected, st.counts.duplicate, st.stats.oversize,
-                            st.stats.error)
-            report.files.append(fr)
-            wh.write_run(run_id, run_record(slim=True))  # a killed run still shows what it committed
-            if progress and not live:
-                console.print(f"{utf8_text(str(st.path))}: {fr.lines} lines = {fr.blank} blank + read {fr.read} "
-                              f"({fr.valid} valid, {fr.invalid} invalid, {fr.rejected} rejected, "
-                              f"{fr.duplicate} duplicate)" + (f" — {utf8_text(fr.error)}" if fr.error else ""),
-                              highlight=False)
 
         def handle(res: ChunkResult, pos: int) -> None:
             st = states[res.file_index]
-            tables, counts = index.screen(res.tables, st.origin, res.counts)
-            st.shards.add(tables)
-            st.counts.add(counts)
-            running.add(counts)
+            st.stage.add(res.tables)
+            st.counts.add(res.counts)
+            running.add(res.counts)
             st.done += 1
-            maybe_commit(st)
-            bar.update(task, completed=pos, counts=totals())  # the bar follows replay, not reading
+            bar.update(task, completed=pos, counts=f"read {running.read}")  # the bar follows replay
 
         def submit(fi: int, lines: list[Line]) -> None:
             st = states[fi]
@@ -283,7 +271,7 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
         try:
             for fi, path in enumerate(inputs):
                 stats = FileStats(str(path))
-                states.append(_FileState(path, stats, wh.file(fi), index.begin(source_prefix(str(path)), str(path))))
+                states.append(_FileState(path, stats, FileStage(wh.staging, fi)))
                 chunk: list[Line] = []
                 nbytes = 0
                 for line in read_lines(path, max_line_bytes=max_line_bytes, stats=stats):
@@ -297,7 +285,6 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
                     submit(fi, chunk)
                 seen_bytes += stats.size
                 states[fi].read_done = True
-                maybe_commit(states[fi])
             while pending:
                 fut, at = pending.popleft()
                 handle(fut.result(), at)
@@ -305,7 +292,75 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
         finally:
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
-        report.finished_at = datetime.now(timezone.utc)
-        report.status = "done"
-        wh.write_run(run_id, run_record())
+        for st in states:
+            st.stage.close()
+        interrupted = _commit(wh, report, states, run_record)
+        for rec in interrupted:
+            wh.save_run_json(rec)
+        wh.save_run_json(run_record())
+    if progress and not live:
+        for fr in report.files:
+            console.print(f"{utf8_text(fr.path)}: {fr.lines} lines = {fr.blank} blank + read {fr.read} "
+                          f"({fr.valid} valid, {fr.invalid} invalid, {fr.rejected} rejected, "
+                          f"{fr.duplicate} duplicate)" + (f" — {utf8_text(fr.error)}" if fr.error else ""),
+                          highlight=False)
     return report
+
+
+COMMIT_ATTEMPTS = 50
+"""How many times a run's commit is redone after a conflict with another writer's commit."""
+
+
+def _commit(wh: Warehouse, report: IngestReport, states: list[_FileState], run_record: Any) -> list[dict]:
+    """The run's one transaction (see :func:`ingest`); retried on a conflict. Returns the records
+    of the killed runs it marked ``interrupted``."""
+    import duckdb
+
+    for attempt in range(COMMIT_ATTEMPTS):
+        report.files, report.rows = [], {}
+        try:
+            with wh.transaction(f"ingest run {report.run_id}", {"run_id": report.run_id, "status": "done"}):
+                interrupted = wh.mark_interrupted()
+                for st in states:
+                    _commit_file(wh, report, st)
+                report.finished_at = datetime.now(timezone.utc)
+                report.status = "done"
+                wh.write_run(run_record())
+            for r in interrupted:
+                report.recovered.append(f"marked run {r['run_id']} interrupted")
+                old = wh.root / STAGING / r["run_id"]
+                if old.exists():
+                    shutil.rmtree(old, ignore_errors=True)
+                    report.recovered.append(f"removed the staging folder of killed run {r['run_id']}")
+            return interrupted
+        except duckdb.Error as e:
+            if not is_conflict(e):
+                raise
+            report.status = "running"
+            time.sleep(min(2.0, 0.05 * 1.5 ** attempt) * (0.5 + random.random()))
+    raise WarehouseBusy(f"the commit of run {report.run_id} conflicted {COMMIT_ATTEMPTS} times with other writers")
+
+
+def _commit_file(wh: Warehouse, report: IngestReport, st: _FileState) -> None:
+    """Inside the run's transaction: replace what ``st``'s file stored with its screened rows."""
+    import pyarrow as pa
+
+    source = str(st.path)
+    wh.replace_source(source)
+    tables = st.stage.read()
+    index = Index()
+    origin = index.begin(source, source)
+    games, rejects = tables.get("games"), tables.get("rejects")
+    ids = games.column("game_id") if games is not None else pa.array([], pa.string())
+    hashes = [a for a in (games.column("record_sha256") if games is not None else None,
+                          rejects.column("raw_sha256") if rejects is not None else None) if a is not None]
+    index.prefill(wh.stored_games(pa.chunked_array(ids).combine_chunks() if len(ids) else pa.array([], pa.string())),
+                  wh.stored_rejects(pa.concat_arrays([c for h in hashes for c in pa.chunked_array(h).chunks])
+                                    if hashes else pa.array([], pa.string())))
+    out, counts = index.screen(tables, origin, st.counts) if tables else (tables, st.counts)
+    for table, rows in out.items():
+        wh.insert(table, rows)
+        report.rows[table] = report.rows.get(table, 0) + rows.num_rows
+    report.files.append(FileReport(source, st.stats.content_sha256, st.stats.lines, st.stats.blank, counts.valid,
+                                   counts.invalid, counts.rejected, counts.duplicate, st.stats.oversize,
+                                   st.stats.error))

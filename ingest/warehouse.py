@@ -1,96 +1,74 @@
-"""Writing the Parquet warehouse safely (docs/warehouse.md, shared/notes/stack.md).
+"""The warehouse on DuckLake (docs/warehouse.md): ACID commits over hive-partitioned Parquet.
 
-Layout: ``ROOT/<table>/variant=<id>/month=<YYYY-MM>/<source>-<part>.parquet``,
-``ROOT/ingest_runs/<run_id>.parquet`` and ``ROOT/_meta/``. A row's month is its game's
-``started_at`` month, else the ingest month (``ingest.rows.month_of``): all rows of a game share
-one ``variant=``/``month=`` folder.
+Layout of a warehouse folder ``DIR``:
 
-How a run writes (stack.md's safe pattern):
+- ``DIR/catalog.sqlite`` — the DuckLake catalog (embedded default: SQLite, which lets several
+  processes of one machine write at once; docs/warehouse.md has the measurement), or a PostgreSQL
+  database named by ``--catalog postgres:…`` and remembered in ``DIR/_meta/catalog.json``;
+- ``DIR/data/main/<table>/variant=<id>/month=<YYYY-MM>/ducklake-<uuid>.parquet`` — the data files,
+  written and listed by DuckLake (``ALTER TABLE … SET PARTITIONED BY (variant, month)``);
+  ``ingest_runs`` is not partitioned;
+- ``DIR/_staging/<run_id>/`` — a running ingest's replayed rows before its commit (removed after
+  it; a killed run's folder is removed by the next run on the same host);
+- ``DIR/_meta/`` — ``catalog.json``, ``pseudonym.json`` and the JSON copy of each run record.
 
-- Rows are buffered per input file, table, variant and month; a buffer over :data:`SHARD_BYTES` is
-  written as one shard into a *staging* folder next to the warehouse (``.<name>.staging-<pid>``
-  in its parent), never inside it: DuckDB and polars globs read ``.``/``_`` files too.
-- Shard names are deterministic: ``<first 20 hex of the SHA-256 of the input file's absolute
-  path>-<part:04d>.parquet`` (parts are numbered per table, variant and month). A file's shards
-  replace, as a whole and in every month folder, what its path stored before: re-ingesting a file
-  (the same content, or a log that grew, or a month later) never adds rows twice.
-- Commit of a file (:meth:`Warehouse.commit`): first a journal ``_meta/journal.json`` lists the
-  moves, the removals and the new ``_meta/sources.json``; then the staged shards are
-  ``os.replace``-d into place (each rename is atomic: a reader sees an old or a new file, never
-  a torn one), stale shards of that path are removed, ``sources.json`` is replaced, and the
-  journal is deleted. A run killed in the middle leaves the journal and its staging folder; the
-  next run that opens the warehouse finishes the commit first (roll forward), then removes
-  leftover staging folders. Rerunning the same ingest completes the rest.
-- ``_meta/ingest.lock`` (``flock``, released by the kernel when a process dies) keeps two
-  ingests (or an ingest and ``paipu compact``) out of one warehouse; the holder writes what it is
-  (command, pid, host, since) into it, and one kept out says so.
-- A shard that is, or lies below, a symlink leading outside the warehouse is skipped with an
-  :class:`OutsideShardWarning` by every reader (:func:`shard_files`) and by ``compact``.
-- Every run leaves ``_meta/ingest_runs/<run_id>.json`` (status ``running`` until it ends; a run
-  found still ``running`` by the next one was killed and is marked ``interrupted``) and one row
-  in the ``ingest_runs`` table.
-- ``_meta/pseudonym.json`` records whether player ids are pseudonymized and with which salt
-  (a fingerprint): a warehouse never mixes plain ids and pseudonyms, or two salts.
-- A warehouse written before month partitions (shards directly in ``variant=<id>/``) is migrated
-  when it is opened (:meth:`Warehouse.migrate`, one journal per variant): each shard is split into
-  month folders under its own name, child rows following their game's month.
-
-Not atomic across files and tables: while a commit runs (or after a kill in one, until the next
-ingest rolls it forward) a reader may see part of one file's rows — never a game twice.
+One transaction per ingest run (:meth:`Warehouse.transaction`): a reader sees every row of a run
+or none; ``kill -9`` at any moment leaves the last committed snapshot. Every commit also updates
+the one row of ``_writer``: two runs committing at once conflict there, and the later one screens
+its duplicates again against what the first one committed and retries (``ingest.run``), so
+concurrent ingests never store a game twice.
 """
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
+import atexit
 import json
 import os
 import platform
 import shutil
-import warnings
+import tempfile
+import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
+import duckdb
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
-from ingest.schema import MONTH, OLD_SHARD_GLOB, PARTITION, RUNS, RUNS_TABLE, SHARD_GLOB, TABLES
+from ingest.schema import MONTH, PARTITION, RUNS, RUNS_TABLE, TABLES, duckdb_type
 
-SHARD_BYTES = 64 << 20
-"""In-memory size of a table buffer that is written out as one shard."""
-FILE_BUFFER_BYTES = 256 << 20
-"""Most rows one input file keeps buffered, all tables and variants together: over it, the
-biggest buffer is written out early (memory stays flat however many variants a file mixes)."""
-COMPACT_BYTES = 64 << 20
-"""``paipu compact`` merges shards smaller than this (on disk) into files of about this size."""
-SRC = "_src"
-"""Private column of compacted shards: the source prefix each row came from (views never show it)."""
-PREFIX_LEN = 20
+DUCKDB_VERSION = "v1.5.5"
+"""The DuckDB version the extension wheels are built for (pyproject pins duckdb to it)."""
 META = "_meta"
-JOURNAL = "journal.json"
+STAGING = "_staging"
+DATA = "data"
+SQLITE_CATALOG = "catalog.sqlite"
+WRITER = "_writer"
+"""One-row table every commit updates: two concurrent commits conflict on it (see the docstring)."""
+SHARD_BYTES = 64 << 20
+"""In-memory size of a staged table buffer that is written out as one Parquet part."""
 
-
-def source_prefix(source: str) -> str:
-    """Shard-name prefix of an input file: the first 20 hex of the SHA-256 of its absolute path."""
-    return hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()[:PREFIX_LEN]
-
-
-def shard_name(prefix: str, part: int) -> str:
-    """File name of shard ``part`` of the input file with this :func:`source_prefix`."""
-    return f"{prefix[:PREFIX_LEN]}-{part:04d}.parquet"
+# wheel module, file in the wheel, the name DuckDB must see (its entry point is named after it)
+_EXTENSIONS = {
+    "ducklake": ("duckdb_extension_ducklake", "ducklake", "ducklake"),
+    "sqlite": ("duckdb_extension_sqlite", "sqlite", "sqlite_scanner"),
+    "postgres": ("duckdb_extension_postgres", "postgres", "postgres_scanner"),
+}
+_LINKS: list[str] = []
 
 
 class WarehouseBusy(RuntimeError):
-    """Another ingest or a compaction holds the warehouse lock (the message names which)."""
+    """The catalog could not be opened or a commit kept conflicting (the message says which)."""
+
+
+class WarehouseMismatch(RuntimeError):
+    """The run's pseudonymization does not match what the warehouse already holds."""
 
 
 class OutsideShardWarning(UserWarning):
-    """A shard file that is, or lies below, a symlink to a place outside the warehouse (or a
-    dangling one): skipped by every reader and by ``compact``. ``path``: the shard as found;
-    ``target``: where it leads."""
+    """A data file of a plain-Parquet warehouse (the layout before DuckLake) that is, or lies
+    below, a symlink leading outside the warehouse: skipped by ``analytics.views``."""
 
     def __init__(self, path: Path, target: str) -> None:
         super().__init__(f"skipping {path}: a symlink to {target}, outside the warehouse (or missing)")
@@ -98,429 +76,353 @@ class OutsideShardWarning(UserWarning):
         self.target = target
 
 
-def inside(root: Path | str, files: Any) -> tuple[list[Path], list[Path]]:
-    """``files`` split into those that are files inside ``root`` once every symlink is resolved,
-    and the others (each warned about with :class:`OutsideShardWarning`). DuckDB refuses a file
-    outside its allowed folder and fails the whole query; pyarrow would read it silently."""
-    base = os.path.realpath(root) + os.sep
-    ok: list[Path] = []
-    bad: list[Path] = []
-    for f in files:
-        real = os.path.realpath(f)
-        if real.startswith(base) and os.path.isfile(real):
-            ok.append(f)
-        else:
-            bad.append(f)
-            warnings.warn(OutsideShardWarning(f, real), stacklevel=3)
-    return ok, bad
+def extension_path(name: str) -> str:
+    """Path of the DuckDB extension ``name`` (``ducklake``, ``sqlite``, ``postgres``) from its PyPI
+    wheel, under the file name DuckDB expects (stack.md: the sqlite and postgres wheels name their
+    file after the extension, their entry point is ``*_scanner``: a symlink in a private folder of
+    this process, mode 0700, removed at exit, gives it that name).
 
-
-def shard_files(root: Path | str, table: str, pattern: str = SHARD_GLOB) -> tuple[list[Path], list[Path]]:
-    """The shard files of ``table`` matching ``pattern`` (sorted): ``(inside, skipped)`` as :func:`inside`."""
-    return inside(root, sorted(Path(root, table).glob(pattern)))
-
-
-class WarehouseMismatch(RuntimeError):
-    """The run's pseudonymization does not match what the warehouse already holds."""
-
-
-def _busy(root: Path, lock: Path) -> str:
-    """The message for a warehouse whose lock is held: what holds it, from the lock file."""
-    try:
-        who = json.loads(lock.read_text(encoding="utf-8"))
-        what, pid, host, since = who["purpose"], who["pid"], who["host"], who["since"]
-    except (OSError, ValueError, KeyError, TypeError):  # written by an older paipu, or being written
-        return f"another ingest or a compaction is writing {root} (it holds {lock})"
-    kind = "a compaction" if what == "compact" else "another ingest"
-    return f"{kind} is writing {root}: paipu {what}, pid {pid} on {host}, since {since} (it holds {lock})"
-
-
-def _atomic_json(obj: Any, dest: Path, staging: Path) -> None:
-    tmp = staging / f"{dest.name}.tmp"
-    text = json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=True, default=str)
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:  # a file name that is not UTF-8: JSON's \u escapes keep it exactly
-        data = json.dumps(obj, ensure_ascii=True, indent=1, sort_keys=True, default=str).encode("ascii")
-    tmp.write_bytes(data)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(tmp, dest)
-
-
-def table_of(shard: Path) -> str:
-    """The table a shard file belongs to (the folder above its ``variant=`` folder), either layout."""
-    return next(p.parent.name for p in shard.parents if p.name.startswith(f"{PARTITION}="))
-
-
-def _partitions(shard: Path) -> dict[str, str | None]:
-    """``{"variant": …, "month": …}`` of a shard from its path (month None in the pre-month layout)."""
-    keys: dict[str, str | None] = {PARTITION: None, MONTH: None}
-    for p in (shard.parent, shard.parent.parent):
-        k, eq, v = p.name.partition("=")
-        if eq and k in keys and keys[k] is None:
-            keys[k] = v
-    return keys
-
-
-def _months(t: pa.Table) -> pa.Array:
-    """``YYYY-MM`` (UTC) of ``started_at``, else ``ingested_at``, for each row of a ``games`` table
-    (vectorised ``ingest.rows.month_of``; null where a shard has neither)."""
-    ts_type = TABLES["games"].field("ingested_at").type
-    ts = pc.coalesce(*[t.column(c).cast(ts_type) if c in t.column_names else pa.nulls(t.num_rows, ts_type)
-                       for c in ("started_at", "ingested_at")])
-
-    def pad(a: Any, width: int) -> Any:
-        return pc.utf8_lpad(pc.cast(a, pa.string()), width=width, padding="0")
-
-    return pc.binary_join_element_wise(pad(pc.year(ts), 4), pad(pc.month(ts), 2), "-").combine_chunks()
-
-
-def is_compacted(name: str) -> bool:
-    """True for the file name of a compacted shard (``c<16 hex>-<part>.parquet``)."""
-    head = name.split("-", 1)[0]
-    return len(head) == 17 and head[0] == "c"
-
-
-def _apply(root: Path, journal: dict[str, Any], staging: Path) -> None:
-    """Carry out a commit journal; every step may be repeated (roll forward after a kill).
-
-    Removals come first and moves after, in the journal's order: while it runs a reader may miss
-    some rows for a moment, never see one twice.
+    :raises RuntimeError: the wheel is not installed.
     """
-    for rel in journal["remove"]:
-        (root / rel).unlink(missing_ok=True)
-    for src, dest in journal["moves"]:
-        s, d = Path(src), root / dest
-        if s.exists():
-            d.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(s, d)
-    if "sources" in journal:
-        _atomic_json({"sources": journal["sources"]}, root / META / "sources.json", staging)
-    if "compacted" in journal:
-        _atomic_json({"compacted": journal["compacted"]}, root / META / "compacted.json", staging)
+    module, file, want = _EXTENSIONS[name]
+    try:
+        mod = __import__(module)
+    except ImportError:
+        raise RuntimeError(f"the DuckDB extension {name} is missing: pip install {module.replace('_', '-')}") from None
+    path = Path(mod.__file__).parent / "extensions" / DUCKDB_VERSION / f"{file}.duckdb_extension"
+    if file == want:
+        return str(path)
+    if not _LINKS:
+        _LINKS.append(tempfile.mkdtemp(prefix="paipu-ext-"))
+        atexit.register(shutil.rmtree, _LINKS[0], True)
+    link = Path(_LINKS[0], f"{want}.duckdb_extension")
+    if not link.exists():
+        os.symlink(path, link)
+    return str(link)
 
 
-def _conform(t: pa.Table, schema: pa.Schema) -> pa.Table:
-    """``t`` with exactly ``schema``'s columns (a column it lacks, e.g. from an older shard, as nulls)."""
-    cols = [t.column(f.name).cast(f.type) if f.name in t.column_names else pa.nulls(t.num_rows, f.type)
-            for f in schema]
-    return pa.Table.from_arrays(cols, schema=schema)
+def lit(text: str) -> str:
+    """A SQL string literal (DDL and ATTACH cannot take bound parameters)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def ident(name: str) -> str:
+    """A quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def catalog_of(root: Path | str) -> str | None:
+    """The catalog of the warehouse at ``root``: ``postgres:<libpq keywords>`` as recorded in
+    ``_meta/catalog.json``, ``sqlite:<path>`` for the embedded one, None when ``root`` holds no
+    DuckLake catalog (empty, or a plain-Parquet warehouse of the layout before DuckLake)."""
+    root = Path(root)
+    rec = root / META / "catalog.json"
+    if rec.exists():
+        return json.loads(rec.read_text(encoding="utf-8"))["catalog"]
+    if (root / SQLITE_CATALOG).exists():
+        return f"sqlite:{root.absolute() / SQLITE_CATALOG}"
+    return None
+
+
+def attach(con: duckdb.DuckDBPyConnection, root: Path, catalog: str, *, read_only: bool = False,
+           snapshot: int | datetime | None = None, name: str = "lake") -> None:
+    """Load the extensions ``catalog`` needs into ``con`` and attach the warehouse as ``name``.
+
+    :param catalog: ``sqlite:<file>`` or ``postgres:<libpq keywords>`` (:func:`catalog_of`).
+    :param snapshot: attach the warehouse as it was at this snapshot id or time (read-only).
+    :raises duckdb.Error: the catalog cannot be opened.
+    """
+    kind = catalog.split(":", 1)[0]
+    if kind not in ("sqlite", "postgres"):
+        raise ValueError(f"unknown catalog {catalog!r}: sqlite:FILE or postgres:KEYWORDS")
+    con.execute(f"LOAD {lit(extension_path('ducklake'))}")
+    con.execute(f"LOAD {lit(extension_path(kind))}")
+    opts = [f"DATA_PATH {lit(str(root / DATA) + '/')}", "DATA_INLINING_ROW_LIMIT 0"]
+    if read_only or snapshot is not None:
+        opts.append("READ_ONLY")
+    if isinstance(snapshot, datetime):
+        opts.append(f"SNAPSHOT_TIME {lit(snapshot.isoformat())}")
+    elif snapshot is not None:
+        opts.append(f"SNAPSHOT_VERSION {int(snapshot)}")
+    con.execute(f"ATTACH {lit('ducklake:' + catalog)} AS {ident(name)} ({', '.join(opts)})")
+
+
+def lake_schema(table: str) -> pa.Schema:
+    """The stored columns of a lake table: the schema of ``ingest.schema`` plus ``variant`` and
+    ``month`` (partition keys, stored in the rows too) except for ``ingest_runs``."""
+    if table == RUNS_TABLE:
+        return RUNS
+    return TABLES[table].append(pa.field(PARTITION, pa.string())).append(pa.field(MONTH, pa.string()))
+
+
+def is_conflict(e: Exception) -> bool:
+    """True for a catalog error that a retry may clear (a commit conflict, a lock held by another process)."""
+    text = str(e).lower()
+    return "conflict" in text or "database is locked" in text or "could not set lock" in text
+
+
+def retrying(fn: Any, *, attempts: int = 60, wait: float = 0.05) -> Any:
+    """``fn()``, retried (with a growing pause, at most ~1 s) while the catalog reports a conflict
+    or a lock held by another process; the last error is raised as :class:`WarehouseBusy`."""
+    for i in range(attempts):
+        try:
+            return fn()
+        except duckdb.Error as e:
+            if not is_conflict(e):
+                raise
+            last = e
+            time.sleep(min(1.0, wait * (1.3 ** i)))
+    raise WarehouseBusy(f"the catalog stayed busy: {last}")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class Warehouse:
-    """A warehouse folder opened for writing by one ingest run (a context manager).
+    """A warehouse folder opened for writing (a context manager).
 
     :param root: the warehouse folder (created if missing).
-    :param pseudonym: the salt fingerprint of this run (``Pseudonymizer.fingerprint``), or None
-        for plain player ids.
-    :param purpose: what holds the lock (``ingest`` or ``compact``): written into the lock file, so
-        a process kept out names it.
-    :raises WarehouseBusy: on enter, when another ingest or a compaction writes the same warehouse
-        (the message names it: command, pid, host, since when).
+    :param pseudonym: the salt fingerprint of this run (``Pseudonymizer.fingerprint``), or None.
+    :param catalog: ``postgres:<libpq keywords>`` for a PostgreSQL catalog (recorded in
+        ``_meta/catalog.json`` on first use; later opens may leave it out), None for the
+        warehouse's own (embedded SQLite by default).
     :raises WarehouseMismatch: on enter, when the warehouse holds rows written with another
-        pseudonymization.
-    :raises OSError: on enter, when the folder or the staging folder beside it cannot be made.
+        pseudonymization, or another catalog than ``catalog``.
+    :raises WarehouseBusy: on enter, when the catalog stays locked or conflicting.
     """
 
     def __init__(self, root: Path | str, pseudonym: str | None = None, *, check_pseudonym: bool = True,
-                 purpose: str = "ingest") -> None:
+                 catalog: str | None = None, run_id: str | None = None) -> None:
         self.root = Path(root).absolute()
-        self.purpose = purpose
-        self.staging = self.root.parent / f".{self.root.name}.staging-{os.getpid()}"
         self.pseudonym = pseudonym
         self.check_pseudonym = check_pseudonym
-        self.compacted: dict[str, list[str]] = {}  # compacted shard (relative path) -> source prefixes in it
-        self._lock_fh: Any = None
-        self.shards: dict[str, set[Path]] = {}  # source prefix -> shard files in place
-        self.sources: dict[str, dict[str, Any]] = {}  # source path -> what was ingested from it
-        self.recovered: list[str] = []  # what opening repaired (journal rolled forward, runs marked)
+        self.want_catalog = catalog
+        self.run_id = run_id or f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S%fZ}-{os.getpid()}"
+        self.staging = self.root / STAGING / self.run_id
+        self.con: duckdb.DuckDBPyConnection | None = None
+        self.recovered: list[str] = []
 
+    # --- opening ---------------------------------------------------------------------------------
     def __enter__(self) -> "Warehouse":
         (self.root / META).mkdir(parents=True, exist_ok=True)
-        lock = self.root / META / "ingest.lock"
-        self._lock_fh = open(lock, "a+", encoding="utf-8")
+        have = catalog_of(self.root)
+        if self.want_catalog and self.want_catalog.startswith("postgres:"):
+            if have and have != self.want_catalog:
+                raise WarehouseMismatch(f"{self.root} uses the catalog {have}, not {self.want_catalog}")
+            _atomic_json({"catalog": self.want_catalog}, self.root / META / "catalog.json")
+            self.catalog = self.want_catalog
+        else:
+            self.catalog = have or f"sqlite:{self.root / SQLITE_CATALOG}"
+        (self.root / DATA).mkdir(exist_ok=True)
+        self.con = duckdb.connect(":memory:")
         try:
-            fcntl.flock(self._lock_fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock_fh.close()
-            raise WarehouseBusy(_busy(self.root, lock)) from None
-        # who holds it, for the message of the next one kept out (the flock itself is the lock)
-        self._lock_fh.truncate(0)
-        self._lock_fh.write(json.dumps({"purpose": self.purpose, "pid": os.getpid(), "host": platform.node(),
-                                        "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}))
-        self._lock_fh.flush()
-        try:
-            self._open()
+            retrying(lambda: attach(self.con, self.root, self.catalog))
+            retrying(self._ensure_tables)
+            if self.check_pseudonym:
+                self._check_pseudonym()
+            self._clean_staging()
         except BaseException:
-            self._release()
+            self.close()
             raise
+        self.staging.mkdir(parents=True, exist_ok=True)
+        (self.staging / "owner.json").write_text(json.dumps({"pid": os.getpid(), "host": platform.node()}))
         return self
 
-    def _open(self) -> None:
-        self.staging.mkdir(parents=True, exist_ok=True)
-        journal = self.root / META / JOURNAL
-        if journal.exists():  # a run was killed inside a commit: finish it
-            _apply(self.root, json.loads(journal.read_text(encoding="utf-8")), self.staging)
-            journal.unlink()
-            self.recovered.append("finished an interrupted commit")
-        # holding the lock, any other staging folder of this warehouse is a killed run's leftover
-        for old in self.root.parent.glob(f".{self.root.name}.staging-*"):
-            if old != self.staging:
-                shutil.rmtree(old, ignore_errors=True)
-        src = self.root / META / "sources.json"
-        if src.exists():
-            self.sources = json.loads(src.read_text(encoding="utf-8")).get("sources", {})
-        comp = self.root / META / "compacted.json"
-        if comp.exists():
-            self.compacted = json.loads(comp.read_text(encoding="utf-8")).get("compacted", {})
-        moved = self.migrate()
-        if moved:
-            self.recovered.append(f"moved {moved} shard files of the layout before month partitions "
-                                  "into month folders")
-        self._scan()
-        if self.check_pseudonym:
-            self._check_pseudonym()
-        for f in sorted((self.root / META / "ingest_runs").glob("*.json")):
-            rec = json.loads(f.read_text(encoding="utf-8"))
-            row = self.root / RUNS_TABLE / f"{f.stem}.parquet"
-            if rec.get("status") == "running":
-                if row.exists() and pq.read_table(row, columns=["status"]).column(0)[0].as_py() == "done":
-                    rec["status"] = "done"  # killed after its row, before its JSON: it did finish
-                    _atomic_json(rec, f, self.staging)
+    def _ensure_tables(self) -> None:
+        """Create missing tables, partition them and add columns a newer schema has (DuckLake's
+        own ``ALTER TABLE``: the old data files read the new column as NULL)."""
+        con = self.con
+        assert con is not None
+        have = {r[0]: set() for r in con.sql("SELECT table_name FROM duckdb_tables() WHERE database_name = 'lake'").fetchall()}
+        for t in have:
+            have[t] = {r[0] for r in con.sql(f"SELECT column_name FROM duckdb_columns() WHERE database_name = 'lake' "
+                                             f"AND table_name = {lit(t)}").fetchall()}
+        con.execute("BEGIN")
+        try:
+            for table in [*TABLES, RUNS_TABLE]:
+                schema = lake_schema(table)
+                if table not in have:
+                    empty = pa.Table.from_batches([], schema=schema)  # noqa: F841 (read by name below)
+                    con.execute(f"CREATE TABLE lake.{ident(table)} AS SELECT * FROM empty")
+                    if table != RUNS_TABLE:
+                        con.execute(f"ALTER TABLE lake.{ident(table)} SET PARTITIONED BY ({PARTITION}, {MONTH})")
                     continue
-                rec["status"] = "interrupted"
-                self.write_run(rec["run_id"], rec)
-                self.recovered.append(f"marked run {rec['run_id']} interrupted")
-            elif not row.exists():  # killed between the two writes of a finished record
-                self.write_run(rec["run_id"], rec)
-
-    def _scan(self) -> None:
-        """Index the (not compacted) shards in place by source prefix."""
-        self.shards = {}
-        for t in TABLES:
-            for f in shard_files(self.root, t)[0]:
-                if not is_compacted(f.name):
-                    self.shards.setdefault(f.name.split("-", 1)[0], set()).add(f)
-
-    def migrate(self) -> int:
-        """Move shards of the layout before month partitions (``<table>/variant=<id>/<name>``) into
-        ``<table>/variant=<id>/month=<YYYY-MM>/<name>`` (see the module docstring).
-
-        A shard is split by month under its own name: ``games`` rows by ``started_at``, else
-        ``ingested_at``; ``rejects`` by the ``started_at`` of their ``raw`` line when it parses,
-        else ``ingested_at``; every other table's rows by the month of their game's row, looked up
-        among the games of the same sources (a row whose game is missing goes to the month its file
-        was last written). Compacted shards keep their rows' ``_src`` and ``_meta/compacted.json``
-        follows them. One journal per variant: a kill is rolled forward by the next open.
-
-        :returns: the number of old shard files moved (0 when there is none).
-        """
-        from ingest.rows import month_of, parse_started_at
-
-        moved = 0
-        for vname in sorted({f.parent.name for t in TABLES for f in shard_files(self.root, t, OLD_SHARD_GLOB)[0]}):
-            olds = [(t, f) for t in TABLES
-                    for f in inside(self.root, sorted((self.root / t / vname).glob("*.parquet")))[0]]
-
-            def sources(f: Path) -> list[str]:  # the source prefixes whose rows a shard holds
-                rel = f.relative_to(self.root).as_posix()
-                return self.compacted.get(rel, []) if is_compacted(f.name) else [f.name.split("-", 1)[0]]
-
-            # game_id → month per source: a game's child rows come from the same source file, so each
-            # lookup stays as small as one source (one lookup over a whole variant costs seconds a file)
-            games: dict[str, list[tuple[pa.Array, pa.Array]]] = {}
-            for f in (f for t, f in olds if t == "games"):
-                names = pq.read_schema(f).names
-                g = pq.read_table(f, columns=[c for c in ("game_id", "started_at", "ingested_at") if c in names])
-                for src in sources(f):
-                    games.setdefault(src, []).append((g.column("game_id").combine_chunks(), _months(g)))
-            moves: list[list[str]] = []
-            removes: list[str] = []
-            compacted = dict(self.compacted)
-            for table, f in olds:
-                t = pq.read_table(f)
-                if table == "games":
-                    m = _months(t)
-                elif table == "rejects":
-                    raws, ats = (t.column(c).to_pylist() if c in t.column_names else [None] * t.num_rows
-                                 for c in ("raw", "ingested_at"))
-                    m = pa.array([month_of(parse_started_at(_raw_started_at(raw)), at) if at else None
-                                  for raw, at in zip(raws, ats)], pa.string())
-                else:
-                    pairs = [pair for src in sources(f) for pair in games.get(src, [])]
-                    ids = pa.concat_arrays([i for i, _ in pairs]) if pairs else pa.array([], pa.string())
-                    months = pa.concat_arrays([mo for _, mo in pairs]) if pairs else pa.array([], pa.string())
-                    m = pc.take(months, pc.index_in(t.column("game_id"), value_set=ids))
-                m = pc.fill_null(m, month_of(None, datetime.fromtimestamp(f.stat().st_mtime, timezone.utc)))
-                rel = f.relative_to(self.root).as_posix()
-                members = compacted.pop(rel, None)
-                for (month,), part in _split(t.append_column(MONTH, m), MONTH):
-                    staged = self.staging / f"migrate.{len(moves)}.parquet"
-                    pq.write_table(part.drop_columns([MONTH]), staged, compression="zstd")
-                    dest = (f.parent / f"{MONTH}={month}" / f.name).relative_to(self.root).as_posix()
-                    moves.append([str(staged), dest])
-                    if members is not None:
-                        compacted[dest] = sorted(set(part.column(SRC).to_pylist()))
-                removes.append(rel)
-            self._journal({"moves": moves, "remove": removes, "compacted": compacted})
-            self.compacted = compacted
-            moved += len(removes)
-        return moved
-
-    def _journal(self, journal: dict[str, Any]) -> None:
-        """Write ``journal``, carry it out and delete it (a kill in between is rolled forward)."""
-        jpath = self.root / META / JOURNAL
-        _atomic_json(journal, jpath, self.staging)
-        _apply(self.root, journal, self.staging)
-        jpath.unlink()
+                for f in schema:
+                    if f.name not in have[table]:
+                        con.execute(f"ALTER TABLE lake.{ident(table)} ADD COLUMN {ident(f.name)} {duckdb_type(f.type)}")
+            if WRITER not in have:
+                con.execute(f"CREATE TABLE lake.{WRITER} (commits BIGINT, last_run VARCHAR)")
+                con.execute(f"INSERT INTO lake.{WRITER} VALUES (0, NULL)")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
 
     def _check_pseudonym(self) -> None:
         path = self.root / META / "pseudonym.json"
         have = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
         want = {"fingerprint": self.pseudonym}
         if have is None:
-            if (self.shards or self.compacted) and self.pseudonym is not None:
+            if self.pseudonym is not None and self.count("games") + self.count("rejects"):
                 raise WarehouseMismatch(f"{self.root} holds plain player ids; pseudonymize into a new warehouse")
-            _atomic_json(want, path, self.staging)
+            _atomic_json(want, path)
         elif have.get("fingerprint") != self.pseudonym:
             what = ("plain player ids" if have.get("fingerprint") is None
                     else f"player ids pseudonymized with another salt (fingerprint {have['fingerprint']})")
             mine = "with this salt" if self.pseudonym else "without --pseudonymize"
             raise WarehouseMismatch(f"{self.root} holds {what}; refusing to add rows {mine}")
 
-    def _release(self) -> None:
+    def _clean_staging(self) -> None:
+        """Remove the staging folders of killed runs of this host (their pid is gone)."""
+        for d in sorted((self.root / STAGING).glob("*")):
+            try:
+                owner = json.loads((d / "owner.json").read_text())
+            except (OSError, ValueError):
+                owner = {"pid": int(d.name.rsplit("-", 1)[-1]) if d.name.rsplit("-", 1)[-1].isdigit() else 0,
+                         "host": platform.node()}
+            if owner.get("host") == platform.node() and not _pid_alive(int(owner.get("pid", 0))):
+                shutil.rmtree(d, ignore_errors=True)
+                self.recovered.append(f"removed the staging folder of killed run {d.name}")
+
+    def close(self) -> None:
+        """Drop the staging folder and close the catalog connection."""
         shutil.rmtree(self.staging, ignore_errors=True)
-        if self._lock_fh is not None:
-            fcntl.flock(self._lock_fh, fcntl.LOCK_UN)
-            self._lock_fh.close()
-            self._lock_fh = None
+        if self.con is not None:
+            self.con.close()
+            self.con = None
 
     def __exit__(self, *exc: Any) -> None:
-        self._release()
+        self.close()
 
-    def file(self, file_index: int) -> "FileShards":
-        """A buffer for the rows of input file number ``file_index`` of this run."""
-        return FileShards(self, file_index)
+    # --- reading inside a transaction ----------------------------------------------------------------
+    def count(self, table: str) -> int:
+        """Rows of ``table`` as this connection sees them."""
+        assert self.con is not None
+        return self.con.sql(f"SELECT count(*) FROM lake.{ident(table)}").fetchone()[0]
 
-    def commit(self, shards: "FileShards", source: str, content_sha256: str | None = None,
-               info: dict[str, Any] | None = None) -> int:
-        """Move a file's staged shards into place and drop its stale ones (see the module docstring).
+    def stored_games(self, ids: pa.Array) -> list[tuple[str, str, str, int]]:
+        """``(game_id, record_sha256, source_file, source_line)`` of the stored games among ``ids``
+        (what this transaction sees: the last snapshot plus its own changes)."""
+        assert self.con is not None
+        probe = pa.table({"game_id": ids})  # noqa: F841 (read by name below)
+        return self.con.sql("SELECT g.game_id, g.record_sha256, g.source_file, g.source_line FROM lake.games g "
+                            "SEMI JOIN probe p ON g.game_id = p.game_id").fetchall()
 
-        :param source: the input file's absolute path (its shards' prefix comes from it).
-        :param content_sha256: SHA-256 of the file's decompressed content (kept in ``sources.json``).
-        :param info: more to remember about ``source`` in ``_meta/sources.json`` (counts, …).
-        :returns: the number of stale shard files removed.
+    def stored_rejects(self, hashes: pa.Array) -> list[tuple[str, str, str, int]]:
+        """``(raw_sha256, rule, source_file, source_line)`` of stored rejects whose bytes are among ``hashes``."""
+        assert self.con is not None
+        probe = pa.table({"raw_sha256": hashes})  # noqa: F841
+        return self.con.sql("SELECT r.raw_sha256, r.rule, r.source_file, r.source_line FROM lake.rejects r "
+                            "SEMI JOIN probe p ON r.raw_sha256 = p.raw_sha256").fetchall()
+
+    # --- writing ------------------------------------------------------------------------------------
+    @contextmanager
+    def transaction(self, message: str, extra: dict[str, Any], *, serialize: bool = True) -> Iterator["Warehouse"]:
+        """One catalog transaction: everything written inside commits as one snapshot (tagged with
+        ``message`` and ``extra`` as JSON, ``paipu snapshots`` shows them) or not at all.
+        ``serialize`` (for commits of rows) updates the ``_writer`` row, so that two such commits
+        made at once conflict.
+
+        :raises duckdb.TransactionException: the commit conflicted with another writer's (the
+            caller retries: :func:`is_conflict`).
         """
-        info = {"content_sha256": content_sha256, **(info or {})}
-        prefix = source_prefix(source)
-        moves = []
-        placed: set[Path] = set()
-        for table, variant, month, part, staged in shards.staged:
-            dest = self.root / table / f"{PARTITION}={variant}" / f"{MONTH}={month}" / shard_name(prefix, part)
-            moves.append([str(staged), dest.relative_to(self.root).as_posix()])
-            placed.add(dest)
-        stale = [f.relative_to(self.root).as_posix() for f in sorted(self.shards.get(prefix, set()) - placed)]
-        compacted = dict(self.compacted)
-        rewrites = []
-        for rel, members in sorted(self.compacted.items()):  # rows of this source merged by `compact`
-            if prefix not in members:
+        con = self.con
+        assert con is not None
+        con.execute("BEGIN")
+        try:
+            yield self
+            if serialize:  # conflicts with any other commit of rows meanwhile: duplicates are screened again
+                con.execute(f"UPDATE lake.{WRITER} SET commits = commits + 1, last_run = ?", [extra.get("run_id")])
+            con.execute("CALL lake.set_commit_message('paipu', ?, extra_info => ?)",
+                        [message, json.dumps(extra, sort_keys=True, default=str)])
+            con.execute("COMMIT")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass  # a failed COMMIT has already ended the transaction
+            raise
+
+    def replace_source(self, source: str) -> None:
+        """Delete every row that ``source`` (an input file's absolute path) stored: its games and
+        their child rows, its rejects. Inside a transaction: a reader never sees the gap."""
+        from replay.record import utf8_text
+
+        con = self.con
+        assert con is not None
+        source = utf8_text(source)  # as the rows store it (a file name need not be UTF-8)
+        for table in TABLES:
+            if table in ("games", "rejects"):
                 continue
-            t = pq.read_table(self.root / rel)
-            keep = t.filter(pc.not_equal(t.column(SRC), prefix))
-            rest = [m for m in members if m != prefix]
-            if keep.num_rows:
-                staged = self.staging / f"rewrite.{len(rewrites)}.parquet"
-                pq.write_table(keep, staged, compression="zstd")
-                rewrites.append([str(staged), rel])
-                compacted[rel] = rest
-            else:
-                stale.append(rel)
-                compacted.pop(rel)
-        sources = {**self.sources, source: info}
-        # rewritten compacted files first: until this file's new shards land, its rows are missing,
-        # never doubled
-        self._journal({"moves": rewrites + moves, "remove": stale, "sources": sources, "compacted": compacted})
-        self.shards[prefix] = placed
-        self.sources = sources
-        self.compacted = compacted
-        return len(stale)
+            con.execute(f"DELETE FROM lake.{ident(table)} WHERE game_id IN "
+                        "(SELECT game_id FROM lake.games WHERE source_file = ?)", [source])
+        con.execute("DELETE FROM lake.games WHERE source_file = ?", [source])
+        con.execute("DELETE FROM lake.rejects WHERE source_file = ?", [source])
 
-    def compacted_files(self) -> list[Path]:
-        """The compacted shards in place."""
-        return [self.root / rel for rel in sorted(self.compacted)]
+    def insert(self, table: str, rows: pa.Table) -> None:
+        """Append ``rows`` (columns by name; those it lacks are NULL) to ``table``."""
+        assert self.con is not None
+        if rows.num_rows == 0:
+            return
+        cols = [f.name for f in lake_schema(table) if f.name in rows.column_names]
+        src = rows.select(cols)  # noqa: F841 (read by name below)
+        names = ", ".join(ident(c) for c in cols)
+        self.con.execute(f"INSERT INTO lake.{ident(table)} ({names}) SELECT {names} FROM src")
 
-    def compact(self, target_bytes: int = COMPACT_BYTES) -> dict[str, int]:
-        """Merge small shards of each table, variant and month folder into files of about ``target_bytes``.
+    def write_run(self, record: dict[str, Any]) -> None:
+        """Append the ``ingest_runs`` row of ``record`` (``run_row``; inside a transaction). A run
+        has a ``running`` row (its own commit, when it starts) and a ``done`` row (in its data's
+        commit); readers take the latest row of each run."""
+        self.insert(RUNS_TABLE, run_row(record))
 
-        Files are taken in name order and packed until a bin reaches ``target_bytes``; a bin of
-        two files or more becomes one compacted shard ``c<16 hex of its members' names>-0000.parquet``
-        whose private column ``_src`` says which source each row came from, so that re-ingesting a
-        source later still replaces exactly its rows. Rows are not changed, only regrouped; one
-        journal covers the whole compaction (a kill is rolled forward by the next open).
+    def save_run_json(self, record: dict[str, Any]) -> None:
+        """Keep a JSON copy of a run record in ``_meta/ingest_runs/<run_id>.json`` (for operators;
+        the ``ingest_runs`` table is the record)."""
+        _atomic_json(record, self.root / META / "ingest_runs" / f"{record['run_id']}.json")
 
-        :returns: ``{"files_before", "files_after", "merged", "bytes_before", "bytes_after"}``.
-        """
-        moves: list[list[str]] = []
-        removes: list[str] = []
-        compacted = dict(self.compacted)
-        before = after = b_before = b_after = merged = 0
-        for table, schema in TABLES.items():
-            out_schema = schema.append(pa.field(SRC, pa.string()))
-            for vdir in sorted((self.root / table).glob(f"{PARTITION}=*/{MONTH}=*")):
-                files = inside(self.root, sorted(vdir.glob("*.parquet")))[0]  # a link outside stays as it is
-                before += len(files)
-                sizes = {f: f.stat().st_size for f in files}
-                b_before += sum(sizes.values())
-                bins: list[list[Path]] = [[]]
-                for f in files:
-                    if sizes[f] >= target_bytes:
-                        continue
-                    if sum(sizes[g] for g in bins[-1]) >= target_bytes:
-                        bins.append([])
-                    bins[-1].append(f)
-                kept = [f for f in files if not any(f in b for b in bins if len(b) >= 2)]
-                after += len(kept)
-                b_after += sum(sizes[f] for f in kept)
-                for members in (b for b in bins if len(b) >= 2):
-                    rels = [m.relative_to(self.root).as_posix() for m in members]
-                    name = "c" + hashlib.sha256("\n".join(rels).encode()).hexdigest()[:16] + "-0000.parquet"
-                    staged = self.staging / f"compact.{len(moves)}.parquet"
-                    prefixes: set[str] = set()
-                    with pq.ParquetWriter(staged, out_schema, compression="zstd") as w:
-                        for m, rel in zip(members, rels):
-                            t = pq.read_table(m)
-                            if is_compacted(m.name):
-                                prefixes.update(compacted.pop(rel, []))
-                            else:
-                                head = m.name.split("-", 1)[0]
-                                prefixes.add(head)
-                                t = t.append_column(SRC, pa.array([head] * t.num_rows, pa.string()))
-                            w.write_table(_conform(t, out_schema))
-                    dest = (vdir / name).relative_to(self.root).as_posix()
-                    moves.append([str(staged), dest])
-                    removes += [r for r in rels if r != dest]
-                    compacted[dest] = sorted(prefixes)
-                    merged += len(members)
-                    after += 1
-                    b_after += staged.stat().st_size
-        if moves:
-            self._journal({"moves": moves, "remove": removes, "compacted": compacted})
-            self.compacted = compacted
-            self._scan()
-        return {"files_before": before, "files_after": after, "merged": merged, "bytes_before": b_before,
-                "bytes_after": b_after}
+    def mark_interrupted(self) -> list[dict[str, Any]]:
+        """Runs of this host still ``running`` whose process is gone: an ``interrupted`` row each
+        (inside the caller's transaction; a killed run committed nothing, so its counts are 0).
+        Returns their records (for :meth:`save_run_json` after the commit)."""
+        assert self.con is not None
+        rows = self.con.sql(f"""SELECT run_id, host, any_value(started_at) FROM lake.{RUNS_TABLE} GROUP BY run_id, host
+                                HAVING bool_and(status = 'running')""").fetchall()
+        gone = []
+        for run_id, host, started in rows:
+            pid = run_id.rsplit("-", 1)[-1]
+            if host != platform.node() or not pid.isdigit() or _pid_alive(int(pid)) and int(pid) != os.getpid():
+                continue
+            if run_id == self.run_id:
+                continue
+            rec_path = self.root / META / "ingest_runs" / f"{run_id}.json"
+            try:
+                rec = json.loads(rec_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                rec = {"run_id": run_id, "started_at": started, "host": host}
+            rec.update(status="interrupted", files=[], total={}, n_files=0, rows={})
+            self.write_run(rec)
+            gone.append(rec)
+        return gone
 
-    def write_run(self, run_id: str, record: dict[str, Any]) -> Path:
-        """Store ``record`` as ``_meta/ingest_runs/<run_id>.json`` and, unless it is still
-        running, as the row ``ingest_runs/<run_id>.parquet``; returns the JSON path."""
-        dest = self.root / META / "ingest_runs" / f"{run_id}.json"
-        if record.get("status") != "running":  # the row first: a JSON still "running" is redone
-            staged = self.staging / f"{run_id}.parquet"
-            pq.write_table(run_row(record), staged, compression="zstd")
-            (self.root / RUNS_TABLE).mkdir(exist_ok=True)
-            os.replace(staged, self.root / RUNS_TABLE / f"{run_id}.parquet")
-        _atomic_json(record, dest, self.staging)
-        return dest
+
+def _atomic_json(obj: Any, dest: Path) -> None:
+    """Write ``obj`` as JSON to ``dest`` through a temporary file beside it."""
+    text = json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=True, default=str)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a file name that is not UTF-8: JSON's \u escapes keep it exactly
+        data = json.dumps(obj, ensure_ascii=True, indent=1, sort_keys=True, default=str).encode("ascii")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, dest)
 
 
 def run_row(record: dict[str, Any]) -> pa.Table:
@@ -550,85 +452,264 @@ def run_row(record: dict[str, Any]) -> pa.Table:
     return pa.Table.from_pylist([row], schema=RUNS)
 
 
-def read_rows(root: Path | str, table: str) -> list[dict[str, Any]]:
-    """Every row of one table of a warehouse as dicts, ``variant`` and ``month`` included, in
-    shard order (for checks and tests; the analytics read through DuckDB). Shards of the pre-month
-    layout read with ``month`` None."""
-    rows: list[dict[str, Any]] = []
-    for f in sorted([*shard_files(root, table)[0], *shard_files(root, table, OLD_SHARD_GLOB)[0]]):
-        keys = _partitions(f)
-        t = pq.read_table(f)
-        if SRC in t.column_names:
-            t = t.drop_columns([SRC])
-        for r in t.to_pylist():
-            r.update(keys)
-            rows.append(r)
-    return rows
+_READERS: dict[tuple[str, Any], duckdb.DuckDBPyConnection] = {}
 
 
-def _raw_started_at(raw: str | None) -> str | None:
-    """The ``started_at`` string of a stored reject's ``raw`` text when it parses as a JSON object."""
+def _reader(root: Path | str, snapshot: int | datetime | None) -> duckdb.DuckDBPyConnection:
+    """A cached read connection (``analytics.views.connect``) per warehouse, snapshot and catalog
+    file (a new catalog file, e.g. a warehouse made anew, gets a new one): loading the extensions
+    costs about a second, and each query of a DuckLake view sees the latest snapshot anyway."""
+    from analytics.views import connect
+
+    cat = Path(root, SQLITE_CATALOG)
     try:
-        obj = json.loads(raw) if raw else None
-    except (ValueError, RecursionError):
-        return None
-    v = obj.get("started_at") if isinstance(obj, dict) else None
-    return v if isinstance(v, str) else None
+        st = cat.stat()
+        ident_ = (st.st_ino, st.st_ctime_ns)
+    except OSError:
+        ident_ = None
+    key = (str(Path(root).absolute()), (snapshot, ident_, catalog_of(root)))
+    con = _READERS.get(key)
+    if con is None:
+        if len(_READERS) >= 16:
+            _READERS.pop(next(iter(_READERS))).close()
+        con = _READERS[key] = connect(root, snapshot=snapshot)
+    return con
 
 
-def _split(t: pa.Table, *keys: str) -> list[tuple[tuple[str, ...], pa.Table]]:
-    """``t``'s rows grouped by the values of the string columns ``keys`` (sorted; row order kept)."""
-    if not keys:
-        return [((), t)]
-    col = t.column(keys[0])
-    values = sorted(pc.unique(col).to_pylist())
+def read_rows(root: Path | str, table: str, *, snapshot: int | datetime | None = None) -> list[dict[str, Any]]:
+    """Every row of one table of a warehouse as dicts (``variant`` and ``month`` included; for
+    ``ingest_runs`` the latest row of each run), sorted by all columns (for checks and tests; the
+    analytics read through ``analytics.views``)."""
+    if catalog_of(root) is None:  # a plain-Parquet warehouse: its views list the files at connect
+        from analytics.views import connect
+
+        con = connect(root, snapshot=snapshot)
+        try:
+            return con.sql(f"SELECT * FROM {ident(table)} ORDER BY ALL").to_arrow_table().to_pylist()
+        finally:
+            con.close()
+    cur = _reader(root, snapshot).cursor()
+    try:
+        return cur.sql(f"SELECT * FROM {ident(table)} ORDER BY ALL").to_arrow_table().to_pylist()
+    finally:
+        cur.close()
+
+
+class FileStage:
+    """Replayed rows of one input file staged as Parquet parts in the run's staging folder (rows
+    still carry ``variant``, ``month`` and the private ``_line``), until the run's commit."""
+
+    def __init__(self, staging: Path, file_index: int) -> None:
+        self.dir = staging
+        self.file_index = file_index
+        self.buffers: dict[str, list[pa.Table]] = {}
+        self.sizes: dict[str, int] = {}
+        self.parts: dict[str, list[Path]] = {}
+
+    def add(self, tables: dict[str, pa.Table]) -> None:
+        """Buffer a chunk's tables; a table's buffer over :data:`SHARD_BYTES` is written out."""
+        for table, t in tables.items():
+            if t.num_rows == 0:
+                continue
+            self.buffers.setdefault(table, []).append(t)
+            self.sizes[table] = self.sizes.get(table, 0) + t.nbytes
+            if self.sizes[table] >= SHARD_BYTES:
+                self._flush(table)
+
+    def add_files(self, table: str, paths: list[Path]) -> None:
+        """Parts written elsewhere (by a Dask worker) that belong to this file, in line order."""
+        self.parts.setdefault(table, []).extend(paths)
+
+    def _flush(self, table: str) -> None:
+        import pyarrow.parquet as pq
+
+        bufs = self.buffers.pop(table, [])
+        self.sizes.pop(table, None)
+        if not bufs:
+            return
+        parts = self.parts.setdefault(table, [])
+        path = self.dir / f"f{self.file_index:06d}.{table}.{len(parts):04d}.parquet"
+        pq.write_table(pa.concat_tables(bufs, promote_options="permissive"), path, compression="zstd")
+        parts.append(path)
+
+    def close(self) -> None:
+        """Write every remaining buffer."""
+        for table in sorted(self.buffers):
+            self._flush(table)
+
+    def read(self) -> dict[str, pa.Table]:
+        """The file's staged tables, lines in order."""
+        import pyarrow.parquet as pq
+
+        out = {}
+        for table, paths in self.parts.items():
+            parts = [pq.read_table(p) for p in sorted(paths)]
+            parts = [p for p in parts if p.num_rows]
+            if parts:
+                out[table] = pa.concat_tables(parts, promote_options="permissive")
+        return out
+
+
+def _file_stats(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """(data files, bytes) the current snapshot lists, every table together."""
+    n, size = con.sql("SELECT sum(file_count), sum(file_size_bytes) FROM ducklake_table_info('lake')").fetchone()
+    return int(n or 0), int(size or 0)
+
+
+def compact(root: Path | str, *, keep_days: float = 7.0) -> dict[str, int]:
+    """DuckLake's maintenance on a warehouse: merge adjacent small data files of each partition
+    (``ducklake_merge_adjacent_files``, never across ``variant``/``month``), expire snapshots older
+    than ``keep_days`` (``ducklake_expire_snapshots``; ``--as-of`` cannot reach before them then),
+    delete the files no kept snapshot lists (``ducklake_cleanup_old_files``) and files no snapshot
+    ever listed older than a day — those of killed ingests (``ducklake_delete_orphaned_files``).
+    Runs beside ingests (a conflict is retried).
+
+    :returns: ``{"files_before", "files_after", "bytes_before", "bytes_after", "expired"}``.
+    """
+    from datetime import timedelta
+
+    root = Path(root).absolute()
+    catalog = catalog_of(root)
+    if catalog is None:
+        raise RuntimeError(f"{root} is not a DuckLake warehouse")
+    con = duckdb.connect(":memory:")
+    try:
+        retrying(lambda: attach(con, root, catalog))
+        before = _file_stats(con)
+        retrying(lambda: con.execute("CALL ducklake_merge_adjacent_files('lake')"))
+        cut = datetime.now(timezone.utc) - timedelta(days=keep_days)
+        expired = retrying(lambda: con.execute("CALL ducklake_expire_snapshots('lake', older_than => ?::TIMESTAMPTZ)",
+                                               [cut]).fetchall())
+        retrying(lambda: con.execute("CALL ducklake_cleanup_old_files('lake', cleanup_all => true)"))
+        orphans = datetime.now(timezone.utc) - timedelta(days=1)
+        retrying(lambda: con.execute("CALL ducklake_delete_orphaned_files('lake', older_than => ?::TIMESTAMPTZ)",
+                                     [orphans]))
+        after = _file_stats(con)
+    finally:
+        con.close()
+    return {"files_before": before[0], "files_after": after[0], "bytes_before": before[1], "bytes_after": after[1],
+            "expired": len(expired)}
+
+
+def has_rows(root: Path | str, table: str) -> bool:
+    """True when ``table`` holds a row in the latest snapshot (a cached read connection)."""
+    cur = _reader(root, None).cursor()
+    try:
+        return bool(cur.sql(f"SELECT EXISTS (SELECT 1 FROM {ident(table)})").fetchone()[0])
+    finally:
+        cur.close()
+
+
+def data_files(root: Path | str, table: str) -> list[Path]:
+    """The Parquet data files the latest snapshot lists for ``table`` (``ducklake_list_files``), sorted."""
+    cur = _reader(root, None).cursor()
+    try:
+        rows = cur.sql("SELECT data_file FROM ducklake_list_files('lake', ?)", params=[table]).fetchall()
+    finally:
+        cur.close()
+    return sorted(Path(r[0]) for r in rows)
+
+
+LEGACY = [*TABLES, RUNS_TABLE]
+"""Folders of a plain-Parquet warehouse (the layout before DuckLake) that ``migrate`` converts."""
+_LEGACY_META = ("journal.json", "sources.json", "compacted.json", "ingest.lock")
+
+
+def legacy_layout(root: Path | str) -> bool:
+    """True when ``root`` holds table folders of the plain-Parquet layout before DuckLake."""
+    root = Path(root)
+    return any(next((root / t).rglob("*.parquet"), None) is not None for t in LEGACY)
+
+
+def migrate(root: Path | str) -> dict[str, int]:
+    """Convert a warehouse of the plain-Parquet layout (``DIR/<table>/variant=…/month=…/*.parquet``,
+    with or without month folders, compacted shards included; ``DIR/ingest_runs/*.parquet``) into
+    DuckLake in place: one transaction inserts every row (``variant``/``month`` from the paths; a
+    pre-month row gets its game's month as a fresh ingest would: ``started_at``, else
+    ``ingested_at``; a reject its ``ingested_at`` month), then the old folders and the journal,
+    lock, source and compaction lists go. A kill before the commit leaves the old warehouse as it
+    was (rerun); after it, the rerun only removes the old folders.
+
+    :returns: rows migrated per table (empty when there was nothing to migrate).
+    :raises WarehouseBusy: the catalog stays busy.
+    """
+    from analytics.views import plain_views
+
+    root = Path(root).absolute()
+    if not legacy_layout(root):
+        return {}
+    with Warehouse(root, check_pseudonym=False, run_id=f"migrate-{os.getpid()}") as wh:
+        con = wh.con
+        assert con is not None
+        done = con.sql("SELECT count(*) FROM lake.snapshots() WHERE commit_message = 'migrate'").fetchone()[0]
+        counts: dict[str, int] = {}
+        if not done:
+            plain_views(con, root, prefix="legacy_")
+            month = "strftime(timezone('UTC', {}), '%Y-%m')"
+            with wh.transaction("migrate", {"run_id": wh.run_id, "status": "migrate"}):
+                for table in TABLES:
+                    cols = [f.name for f in TABLES[table]]
+                    names = ", ".join(ident(c) for c in [*cols, PARTITION, MONTH])
+                    sel = ", ".join(f"t.{ident(c)}" for c in [*cols, PARTITION])
+                    if table == "games":
+                        m = f"coalesce(t.month, {month.format('coalesce(t.started_at, t.ingested_at)')})"
+                        src = "legacy_games t"
+                    elif table == "rejects":
+                        m = f"coalesce(t.month, {month.format('t.ingested_at')})"
+                        src = "legacy_rejects t"
+                    else:  # a child row takes its game's month
+                        m = f"coalesce(t.month, {month.format('coalesce(g.started_at, g.ingested_at)')})"
+                        src = f"legacy_{table} t LEFT JOIN legacy_games g USING (game_id)"
+                    con.execute(f"INSERT INTO lake.{ident(table)} ({names}) SELECT {sel}, {m} FROM {src}")
+                    counts[table] = wh.count(table)
+                runs = sorted((root / RUNS_TABLE).glob("*.parquet"))
+                if runs:
+                    listed = "[" + ", ".join(lit(str(p)) for p in runs) + "]"
+                    names = ", ".join(ident(f.name) for f in RUNS)
+                    con.execute(f"INSERT INTO lake.{RUNS_TABLE} ({names}) SELECT {names} FROM "
+                                f"read_parquet({listed}, union_by_name = true)")
+                counts[RUNS_TABLE] = len(runs)
+        for t in LEGACY:
+            shutil.rmtree(root / t, ignore_errors=True)
+        for name in _LEGACY_META:
+            (root / META / name).unlink(missing_ok=True)
+    return counts
+
+
+def snapshots(root: Path | str) -> list[dict[str, Any]]:
+    """The warehouse's DuckLake snapshots, oldest first: snapshot_id, snapshot_time, changes,
+    commit_message, run_id (from the commit's extra info), and for an ingest run's data commit its
+    status and counts (from ``ingest_runs``)."""
+    from analytics.views import connect
+
+    con = connect(root)
+    try:
+        snaps = con.sql("SELECT snapshot_id, snapshot_time, changes, commit_message, commit_extra_info "
+                        "FROM lake.snapshots() ORDER BY snapshot_id").fetchall()
+        runs = {r[0]: r for r in con.sql("SELECT run_id, status, n_files, read, valid, invalid, rejected, duplicate "
+                                         "FROM ingest_runs").fetchall()}
+    finally:
+        con.close()
     out = []
-    for v in values:
-        part = t if len(values) == 1 else t.filter(pc.equal(col, v))
-        out += [((v, *rest), sub) for rest, sub in _split(part, *keys[1:])]
+    for sid, when, changes, message, extra in snaps:
+        try:
+            info = json.loads(extra) if extra else {}
+        except ValueError:
+            info = {}
+        run = runs.get(info.get("run_id")) if info.get("status") == "done" else None
+        out.append({"snapshot_id": sid, "snapshot_time": when, "changes": changes, "commit_message": message,
+                    "run_id": info.get("run_id"), "run_status": run[1] if run else info.get("status"),
+                    **({k: v for k, v in zip(("n_files", "read", "valid", "invalid", "rejected", "duplicate"),
+                                             run[2:])} if run else {})})
     return out
 
 
-@dataclass
-class FileShards:
-    """Rows of one input file on their way into the warehouse (buffered, then staged)."""
+def parse_as_of(text: str) -> int | datetime:
+    """``--as-of``'s value: a snapshot id (digits) or an ISO 8601 time (UTC when it has no offset).
 
-    wh: Warehouse
-    file_index: int
-    buffers: dict[tuple[str, str, str], list[pa.Table]] = field(default_factory=dict)
-    sizes: dict[tuple[str, str, str], int] = field(default_factory=dict)
-    parts: dict[tuple[str, str, str], int] = field(default_factory=dict)
-    staged: list[tuple[str, str, str, int, Path]] = field(default_factory=list)  # table, variant, month, part, file
-    rows: dict[str, int] = field(default_factory=dict)
-
-    def add(self, tables: dict[str, pa.Table]) -> None:
-        """Buffer tables of :data:`~ingest.schema.TABLES` that carry ``variant`` and ``month`` columns."""
-        for table, t in tables.items():
-            if "_line" in t.column_names:  # the rows' private line column (ingest.rows.LINE)
-                t = t.drop_columns(["_line"])
-            for (v, m), part in _split(t, PARTITION, MONTH):
-                key = (table, v, m)
-                self.buffers.setdefault(key, []).append(part.drop_columns([PARTITION, MONTH]))
-                self.sizes[key] = self.sizes.get(key, 0) + part.nbytes
-                self.rows[table] = self.rows.get(table, 0) + part.num_rows
-                if self.sizes[key] >= SHARD_BYTES:
-                    self._flush(key)
-        while sum(self.sizes.values()) > FILE_BUFFER_BYTES:
-            self._flush(max(self.sizes, key=lambda k: (self.sizes[k], k)))
-
-    def _flush(self, key: tuple[str, str, str]) -> None:
-        bufs = self.buffers.pop(key, [])
-        self.sizes.pop(key, None)
-        if not bufs:
-            return
-        table, variant, month = key
-        part = self.parts.get(key, 0)
-        self.parts[key] = part + 1
-        staged = self.wh.staging / f"{table}.{variant}.{month}.{self.file_index}.{part:04d}.parquet"
-        pq.write_table(pa.concat_tables(bufs), staged, compression="zstd")
-        self.staged.append((table, variant, month, part, staged))
-
-    def close(self) -> None:
-        """Write every remaining buffer to staging."""
-        for key in sorted(self.buffers):
-            self._flush(key)
+    :raises ValueError: neither.
+    """
+    if text.strip().isdigit():
+        return int(text)
+    when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)

@@ -99,9 +99,9 @@ _command("score")(score_cmd)
 _command("simulate")(simulate_cmd)
 
 try:  # the later stages register themselves when present
-    from ingest.cli import compact_cmd, ingest_cmd
-    _command("ingest")(ingest_cmd)
-    _command("compact")(compact_cmd)
+    from ingest.cli import COMMANDS as WAREHOUSE_COMMANDS
+    for _name, _fn in WAREHOUSE_COMMANDS.items():  # ingest, compact, snapshots, migrate
+        _command(_name)(_fn)
 except ImportError:  # pragma: no cover
     pass
 try:

@@ -86,11 +86,9 @@ def known(tmp_path_factory) -> Path:
     batch.add_reject("fake.jsonl", 7, b"{oops", "bad_json", "paipu.json", "not JSON")
     batch.add_reject("fake.jsonl", 8, b"{}", "schema", "paipu.schema", "missing fields")
     assert (batch.counts.valid, batch.counts.invalid, batch.counts.rejected) == (5, 1, 2)
-    with Warehouse(root) as wh:
-        fs = wh.file(0)
-        fs.add(batch.to_arrow())
-        fs.close()
-        wh.commit(fs, "fake.jsonl", "ab" * 32, {})
+    with Warehouse(root) as wh, wh.transaction("test rows", {"run_id": "known"}):
+        for table, rows in batch.to_arrow().items():
+            wh.insert(table, rows.drop_columns(["_line"]))
     return root
 
 

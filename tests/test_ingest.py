@@ -8,7 +8,6 @@ import json
 import tempfile
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 import zstandard
 from hypothesis import given, settings
@@ -18,6 +17,7 @@ from typer.testing import CliRunner
 from ingest import reader
 from ingest.reader import FileStats, find_inputs, read_lines
 from ingest.run import ingest
+from ingest.warehouse import data_files, read_rows
 from replay.variants import VARIANTS
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -69,14 +69,8 @@ def write(path: Path, lines: list[bytes], *, final_newline: bool = False) -> Pat
 
 
 def table(wh: Path, name: str):
-    """All shards of one table, with the hive ``variant`` and ``month`` columns, as a list of dicts."""
-    rows = []
-    for f in sorted((wh / name).glob("variant=*/month=*/*.parquet")):
-        for r in pq.read_table(f).to_pylist():
-            r["variant"] = f.parent.parent.name.split("=", 1)[1]
-            r["month"] = f.parent.name.split("=", 1)[1]
-            rows.append(r)
-    return rows
+    """Every row of one table, with its ``variant`` and ``month`` columns, as a list of dicts."""
+    return read_rows(wh, name)
 
 
 # -- reader ------------------------------------------------------------------------------------
@@ -244,18 +238,17 @@ def test_accounting_and_rows(tmp_path):
         {(2, "sao", "table"), (1, "chi", "table")}
 
 
-def test_shards_layout_and_no_temp_files(tmp_path):
+def test_data_files_layout_and_no_temp_files(tmp_path):
     src = write(tmp_path / "mixed.jsonl", mixed_lines())
     wh = tmp_path / "wh"
     ingest([src], wh, workers=1, progress=False, max_line_bytes=4096)
-    prefix = hashlib.sha256(str(src).encode()).hexdigest()[:20]  # shards are named after the input's path
-    files = sorted(p.relative_to(wh).as_posix() for p in wh.rglob("*") if p.is_file())
-    data = [f for f in files if not f.startswith(("_meta/", "ingest_runs/"))]
-    assert all(f.split("/")[1].startswith("variant=") and f.split("/")[2].startswith("month=")
-               and f.endswith(f"/{prefix}-0000.parquet") for f in data)
-    assert "games/variant=guilin/month=2026-11/" + prefix + "-0000.parquet" in data  # started_at 2026-11-29
-    assert not [f for f in data if "/." in f or "/_" in f.split("/", 1)[1]]
-    assert not list(tmp_path.glob(".wh.staging*"))  # staging removed
+    files = {t: [p.relative_to(wh / "data" / "main" / t).as_posix() for p in data_files(wh, t)]
+             for t in ("games", "seats", "rejects")}
+    assert all(f.split("/")[0].startswith("variant=") and f.split("/")[1].startswith("month=")
+               and f.split("/")[2].startswith("ducklake-") for fs in files.values() for f in fs)
+    assert [f.rsplit("/", 1)[0] for f in files["games"]] == ["variant=guilin/month=2026-11"]  # started_at 2026-11-29
+    assert not [p for p in (wh / "_staging").rglob("*")]  # staging removed
+    assert sorted(p.name for p in wh.iterdir()) == ["_meta", "_staging", "catalog.sqlite", "data"]
     runs = list((wh / "_meta" / "ingest_runs").glob("*.json"))
     assert len(runs) == 1 and json.loads(runs[0].read_text())["total"]["read"] == 9
 
@@ -263,7 +256,8 @@ def test_shards_layout_and_no_temp_files(tmp_path):
 def _snapshot(wh: Path):
     return (sorted(g["game_id"] for g in table(wh, "games")), len(table(wh, "rejects")),
             len(table(wh, "seats")), len(table(wh, "actions")),
-            sorted(p.relative_to(wh).as_posix() for p in wh.rglob("*.parquet") if p.parent.name != "ingest_runs"))
+            sorted(json.dumps({k: v for k, v in r.items() if k != "ingested_at"}, default=str)
+                   for t in ("games", "seats", "actions", "melds", "rejects") for r in table(wh, t)))
 
 
 def test_reingest_is_idempotent(tmp_path):
@@ -282,12 +276,12 @@ def test_reingest_of_a_grown_log_replaces_its_rows(tmp_path):
     src = write(tmp_path / "log.jsonl", mixed_lines())
     wh = tmp_path / "wh"
     ingest([src], wh, workers=1, progress=False, max_line_bytes=4096)
-    old = set(_snapshot(wh)[4])
+    old = _snapshot(wh)[4]
     write(src, mixed_lines() + [record(game_id="g-3")])
-    r = ingest([src], wh, workers=1, progress=False, max_line_bytes=4096)
-    games, n_rej, n_seats, n_act, files = _snapshot(wh)
+    ingest([src], wh, workers=1, progress=False, max_line_bytes=4096)
+    games, n_rej, n_seats, n_act, rows = _snapshot(wh)
     assert (games, n_rej, n_seats, n_act) == (["g-1", "g-2", "g-3", "g-bad-claim"], 6, 12, 36)
-    assert set(files) == old and r.removed_shards == 0  # the same shard names, rewritten in place
+    assert set(old) < set(rows)  # the old rows once each, the new game's added
 
 
 def test_pool_gives_the_same_rows_as_in_process(tmp_path):
@@ -340,7 +334,7 @@ def test_hostile_variant_never_becomes_a_path(tmp_path):
     assert {(r["variant"], r["claimed_variant"]) for r in rej} == \
         {("_unknown", "../../escape"), ("_unknown", "guilin/../../x")}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["evil.jsonl", "wh"]
-    assert [p.name for p in (wh / "rejects").iterdir()] == ["variant=_unknown"]
+    assert [p.name for p in (wh / "data" / "main" / "rejects").iterdir()] == ["variant=_unknown"]
 
 
 def test_engine_crash_is_a_counted_reject():
@@ -360,11 +354,12 @@ def test_engine_crash_is_a_counted_reject():
     assert "ZeroDivisionError" in r["message"] and b.counts.rejected == 1
 
 
-def test_second_ingest_into_a_busy_warehouse_is_refused(tmp_path):
-    from ingest.warehouse import Warehouse, WarehouseBusy
+def test_a_second_ingest_while_a_writer_has_the_warehouse_open(tmp_path):
+    """No lock keeps writers out any more (issue 17): both commit, each in its own transaction."""
+    from ingest.warehouse import Warehouse
 
     with Warehouse(tmp_path / "wh"):
-        with pytest.raises(WarehouseBusy):
-            ingest([DATA / "guilin-short.jsonl"], tmp_path / "wh", workers=1, progress=False)
-    rep = ingest([DATA / "guilin-short.jsonl"], tmp_path / "wh", workers=1, progress=False)
+        rep = ingest([DATA / "guilin-short.jsonl"], tmp_path / "wh", workers=1, progress=False)
     assert rep.total().valid == 1
+    rep = ingest([DATA / "guilin-short.jsonl"], tmp_path / "wh", workers=1, progress=False)
+    assert rep.total().valid == 1 and len(table(tmp_path / "wh", "games")) == 1

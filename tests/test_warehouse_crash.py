@@ -1,6 +1,6 @@
-"""Crash safety (issue 7): ``kill -9`` an ingest at random moments, rerun it, and get exactly the
-tables of a clean run — no loss, no duplicates, no temporary files left; a commit cut in the
-middle is finished by the next run (roll forward)."""
+"""Crash safety (issues 7, 17): ``kill -9`` an ingest at random moments, rerun it, and get exactly
+the tables of a clean run — no loss, no duplicates, no staging left; a run dies inside its DuckLake
+transaction: the warehouse keeps its last snapshot, whole, and a rerun completes it."""
 
 from __future__ import annotations
 
@@ -54,10 +54,6 @@ def snapshot(wh: Path) -> dict[str, list[str]]:
                       for r in read_rows(wh, t)) for t in TABLES}
 
 
-def shard_files(wh: Path) -> list[str]:
-    return sorted(p.relative_to(wh).as_posix() for t in TABLES for p in (wh / t).glob("variant=*/month=*/*.parquet"))
-
-
 def spawn(inputs: Path, wh: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "-c", SCRIPT, str(inputs), str(wh)], cwd=ROOT, env=env,
@@ -85,22 +81,18 @@ def test_kill_and_rerun_gives_the_clean_tables(tmp_path):
         p.send_signal(signal.SIGKILL)
         rc = p.wait(timeout=60)
         killed_mid_run += rc == -signal.SIGKILL
-        # whatever the moment, what is in place reads and holds no game twice
-        games = [g["game_id"] for g in read_rows(wh, "games")]
-        assert len(games) == len(set(games))
-        assert set(games) <= {json.loads(g)["game_id"] for g in want["games"]}
+        # whatever the moment, the warehouse holds the whole run or nothing of it (one transaction)
+        got = snapshot(wh)
+        assert got == want or got == {t: [] for t in TABLES}
     assert killed_mid_run >= 3  # most kills landed inside a run
     p = spawn(inputs, wh)
     assert p.wait(timeout=60) == 0, p.stderr.read().decode()
     assert snapshot(wh) == want
-    assert shard_files(wh) == shard_files(clean) != []
-    assert not list(tmp_path.glob(".wh.staging-*")) and not (wh / "_meta" / "journal.json").exists()
+    assert not list((wh / "_staging").iterdir())  # the killed runs' staging folders were removed
     runs = [json.loads(f.read_text()) for f in (wh / "_meta" / "ingest_runs").glob("*.json")]
     assert {r["status"] for r in runs} <= {"done", "interrupted"} and not any(r["status"] == "running" for r in runs)
     assert sum(r["status"] == "done" for r in runs) >= 1
-    import pyarrow.parquet as pq
-
-    rows = [pq.read_table(f).to_pylist()[0] for f in (wh / "ingest_runs").glob("*.parquet")]
+    rows = read_rows(wh, "ingest_runs")
     assert sorted(r["run_id"] for r in rows) == sorted(r["run_id"] for r in runs)  # each run is a row
     full = next(r for r in rows if r["status"] == "done")
     assert (full["n_files"], full["read"], full["lines"]) == (8, 238, 238)
@@ -111,7 +103,7 @@ def test_kill_and_rerun_gives_the_clean_tables(tmp_path):
 
 
 @pytest.mark.parametrize("fail_after", [0, 1, 3, 7])
-def test_a_commit_cut_in_the_middle_is_rolled_forward(tmp_path, monkeypatch, fail_after):
+def test_a_run_that_dies_inside_its_transaction_leaves_the_last_snapshot(tmp_path, monkeypatch, fail_after):
     inputs = make_inputs(tmp_path / "logs")
     clean = tmp_path / "clean"
     ingest([inputs], clean, workers=1, progress=False, max_line_bytes=4096)
@@ -119,23 +111,25 @@ def test_a_commit_cut_in_the_middle_is_rolled_forward(tmp_path, monkeypatch, fai
 
     wh = tmp_path / "wh"
     ingest([inputs / "f0.jsonl"], wh, workers=1, progress=False, max_line_bytes=4096)
-    real = os.replace
+    before = snapshot(wh)
+    real = warehouse.Warehouse.insert
     calls = {"n": 0}
 
-    def dying_replace(src, dst):  # the process "dies" after `fail_after` renames of a commit
-        if str(src).endswith(".parquet") and calls["n"] >= fail_after:
+    def dying_insert(self, table, rows):  # the process "dies" after `fail_after` inserts of its commit
+        if table != "ingest_runs" and calls["n"] >= fail_after:
             raise Killed("killed")
-        calls["n"] += str(src).endswith(".parquet")
-        return real(src, dst)
+        calls["n"] += table != "ingest_runs"
+        return real(self, table, rows)
 
-    monkeypatch.setattr(warehouse.os, "replace", dying_replace)
+    monkeypatch.setattr(warehouse.Warehouse, "insert", dying_insert)
     monkeypatch.setattr(warehouse.shutil, "rmtree", lambda *a, **k: None)  # a kill cleans up nothing
     with pytest.raises(Killed):
         ingest([inputs], wh, workers=1, progress=False, max_line_bytes=4096)
     monkeypatch.undo()
-    assert (wh / "_meta" / "journal.json").exists()
+    assert snapshot(wh) == before  # nothing of the dead run: its transaction never committed
+    assert [r["status"] for r in read_rows(wh, "ingest_runs")] == ["done", "running"]
     rep = ingest([inputs], wh, workers=1, progress=False, max_line_bytes=4096)
-    assert rep.recovered[0] == "finished an interrupted commit"
     assert any(r.startswith("marked run") and r.endswith("interrupted") for r in rep.recovered)
+    assert any(r.startswith("removed the staging folder") for r in rep.recovered)
     assert snapshot(wh) == want
-    assert not list(tmp_path.glob(".wh.staging-*"))
+    assert sorted(r["status"] for r in read_rows(wh, "ingest_runs")) == ["done", "done", "interrupted"]

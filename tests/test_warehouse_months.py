@@ -1,29 +1,26 @@
-"""Month partitions (issue 7): ``<table>/variant=<id>/month=<YYYY-MM>/<shard>``.
+"""Month partitions (issues 7, 17): DuckLake data files in ``<table>/variant=<id>/month=<YYYY-MM>/``.
 
 A game's month is its ``started_at`` month in UTC, else the run's ingest month; its child rows
 share it; a reject's month is its line's ``started_at`` when the line parses, else the ingest
-month. Re-ingesting, compacting and the views all work across month folders, and a warehouse of
-the layout before months still reads and is migrated when a writer opens it.
+month. Re-ingesting, compacting and the views all work across month folders; a plain-Parquet
+warehouse of the layout before months still reads (``tests/test_warehouse_migrate.py`` converts
+those of the layouts before DuckLake).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 import ingest.run as run_mod
-import ingest.warehouse as warehouse
 from analytics.views import connect
 from ingest.run import ingest
 from ingest.schema import TABLES
-from ingest.warehouse import Warehouse, read_rows, source_prefix
-from test_warehouse_compact import Killed, die_on_move
+from ingest.warehouse import compact, data_files, read_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 SHORT = json.loads((ROOT / "data" / "guilin-short.jsonl").read_bytes())
@@ -55,7 +52,8 @@ def at(monkeypatch, when: datetime) -> None:
 
 
 def shards(wh: Path, table: str) -> list[str]:
-    return sorted(p.relative_to(wh / table).as_posix() for p in (wh / table).rglob("*.parquet"))
+    """The partition folders (``variant=…/month=…``) of the data files the catalog lists for ``table``."""
+    return sorted({p.parent.relative_to(wh / "data" / "main" / table).as_posix() for p in data_files(wh, table)})
 
 
 def snapshot(wh: Path) -> dict[str, list[str]]:
@@ -77,13 +75,12 @@ def test_a_game_and_its_child_rows_land_in_its_started_at_month(tmp_path, monkey
     at(monkeypatch, JULY)
     rep = ingest([src], wh, workers=1, progress=False)
     assert rep.total().valid == 4
-    p = source_prefix(str(src))
-    assert shards(wh, "games") == [f"variant=guilin/month=2017-02/{p}-0000.parquet",
-                                   f"variant=guilin/month=2017-03/{p}-0000.parquet",
-                                   f"variant=guilin/month=2030-07/{p}-0000.parquet"]
+    assert shards(wh, "games") == ["variant=guilin/month=2017-02", "variant=guilin/month=2017-03",
+                                   "variant=guilin/month=2030-07"]
     for table in ("seats", "actions", "melds", "xing"):
         assert shards(wh, table) == shards(wh, "games"), table
-    march = pq.read_table(wh / "seats" / "variant=guilin" / "month=2017-03" / f"{p}-0000.parquet").to_pylist()
+    (f,) = [f for f in data_files(wh, "seats") if f.parent.name == "month=2017-03"]
+    march = pq.read_table(f).to_pylist()  # a data file is plain Parquet, readable by any engine
     assert [(s["game_id"], s["seat"], s["player_id"]) for s in march] == \
         [("g-march", 0, "p:a"), ("g-march", 1, "p:b"), ("g-march", 2, "p:c")]
     months = {t: {(r["game_id"], r["month"]) for r in read_rows(wh, t)} for t in ("games", "seats", "actions", "melds")}
@@ -137,8 +134,8 @@ def test_reingest_a_month_later_moves_rows_and_adds_nothing(tmp_path, monkeypatc
     assert sorted((g["game_id"], g["month"]) for g in rows["games"]) == [("g-march", "2017-03"), ("g-none", "2030-08")]
     assert [(r["month"]) for r in rows["rejects"]] == ["2030-08"]
     assert len(rows["seats"]) == 6 and {s["month"] for s in rows["seats"] if s["game_id"] == "g-none"} == {"2030-08"}
-    for t in TABLES:  # the July folders of this file are gone, nothing else is
-        assert not [s for s in shards(wh, t) if "month=2030-07" in s], t
+    for t in TABLES:  # no July rows of this file are left, nothing else moved
+        assert not [r for r in rows[t] if r["month"] == "2030-07"], t
         assert [s for s in shards(wh, t) if "2017-03" in s] == [s for s in july[t] if "2017-03" in s]
     # a third run in August changes nothing at all
     before = snapshot(wh)
@@ -153,128 +150,22 @@ def test_compact_merges_within_each_month_folder(tmp_path, monkeypatch):
                                          rec(f"b{i}", "2017-04-05T10:00:00+08:00")]) for i in range(3)]
     wh = tmp_path / "wh"
     at(monkeypatch, JULY)
-    ingest(srcs, wh, workers=1, progress=False)
+    for src in srcs:  # three runs: three data files per table and month
+        ingest([src], wh, workers=1, progress=False)
     before = snapshot(wh)
-    assert len(shards(wh, "games")) == 6
-    with Warehouse(wh, check_pseudonym=False) as w:
-        got = w.compact(1 << 20)
-    assert got["merged"] == 6 * 5 and got["files_after"] == 2 * 5  # 5 tables × 2 months
-    games = shards(wh, "games")
-    assert [g.rsplit("/", 1)[0] for g in games] == ["variant=guilin/month=2017-03", "variant=guilin/month=2017-04"]
-    assert all(warehouse.is_compacted(g.rsplit("/", 1)[1]) for g in games)
+    assert len(data_files(wh, "games")) == 6
+    got = compact(wh, keep_days=0)
+    assert got["files_after"] < got["files_before"]
+    games = data_files(wh, "games")
+    assert sorted(g.parent.name for g in games) == ["month=2017-03", "month=2017-04"]
+    for f in games:  # DuckLake never merges across partitions
+        assert {r["month"] for r in pq.read_table(f).to_pylist()} == {f.parent.name.split("=")[1]}
     assert snapshot(wh) == before  # months included
     # a source ingested again after compaction still replaces exactly its rows, in both months
     write(srcs[1], [rec("a1", "2017-03-05T10:00:00+08:00")])
     ingest([srcs[1]], wh, workers=1, progress=False)
     assert sorted((g["game_id"], g["month"]) for g in read_rows(wh, "games")) == \
         [("a0", "2017-03"), ("a1", "2017-03"), ("a2", "2017-03"), ("b0", "2017-04"), ("b2", "2017-04")]
-
-
-# -- the layout before month partitions ------------------------------------------------------------
-
-def to_old_layout(wh: Path) -> None:
-    """Rewrite a warehouse as the writer before months did: ``variant=<id>/<name>``, the rows of
-    all months of one shard name in one file (``compacted.json`` keyed by the old paths)."""
-    for t in TABLES:
-        for vdir in sorted((wh / t).glob("variant=*")):
-            by_name: dict[str, list[Path]] = {}
-            for f in sorted(vdir.glob("month=*/*.parquet")):
-                by_name.setdefault(f.name, []).append(f)
-            for name, files in by_name.items():
-                pq.write_table(pa.concat_tables([pq.read_table(f) for f in files], promote_options="default"),
-                               vdir / name)
-                for f in files:
-                    f.unlink()
-            for m in vdir.glob("month=*"):
-                m.rmdir()
-    comp = wh / "_meta" / "compacted.json"
-    if comp.exists():
-        old = json.loads(comp.read_text())["compacted"]
-        new: dict[str, set[str]] = {}
-        for rel, members in old.items():
-            t, v, _, name = rel.split("/")
-            new.setdefault(f"{t}/{v}/{name}", set()).update(members)
-        comp.write_text(json.dumps({"compacted": {k: sorted(v) for k, v in new.items()}}))
-
-
-def _two_month_warehouse(tmp_path: Path, monkeypatch) -> tuple[Path, list[Path]]:
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    srcs = [write(logs / "a.jsonl", [rec("a1", "2017-03-05T10:00:00+08:00"), rec("a2", "2017-04-05T10:00:00+08:00"),
-                                     rec("a3", None), '{"game_id": "x", "started_at": "2017-03-02T00:00:00Z"}',
-                                     "{cut"]),
-            write(logs / "b.jsonl", [rec("b1", "2017-04-09T10:00:00+08:00"), rec("z1", None, variant="zipai")])]
-    wh = tmp_path / "wh"
-    at(monkeypatch, JULY)
-    ingest(srcs, wh, workers=1, progress=False)
-    return wh, srcs
-
-
-def test_old_layout_reads_and_is_migrated_when_a_writer_opens_it(tmp_path, monkeypatch):
-    wh, srcs = _two_month_warehouse(tmp_path, monkeypatch)
-    expected = snapshot(wh)
-    cur = connect(wh).cursor()
-    new_counts = cur.sql("SELECT variant, month, count(*) FROM games GROUP BY ALL ORDER BY ALL").fetchall()
-    to_old_layout(wh)
-    assert not list(wh.glob("*/variant=*/month=*")) and (wh / "games" / "variant=guilin").is_dir()
-
-    # readers: the old shards read, month NULL
-    cur = connect(wh).cursor()
-    assert cur.sql("SELECT variant, month, count(*) FROM games GROUP BY ALL ORDER BY ALL").fetchall() == \
-        [("guilin", None, 4), ("zipai", None, 1)]
-    assert cur.sql("SELECT count(*) FROM seats WHERE variant = ?", params=["guilin"]).fetchall() == [(12,)]
-    assert cur.sql("SELECT count(*) FROM rejects").fetchall() == [(2,)]
-    assert ("month", "VARCHAR") in [r[:2] for r in cur.sql("DESCRIBE games").fetchall()]
-
-    # writers migrate on open; the open view still reads everything (month filled in) afterwards
-    at(monkeypatch, AUGUST)
-    rep = ingest([], wh, workers=1, progress=False)
-    assert len(rep.recovered) == 1 and "month folders" in rep.recovered[0]
-    assert snapshot(wh) == expected  # every row in the month a fresh ingest gives it
-    assert not [f for t in TABLES for f in (wh / t).glob("variant=*/*.parquet")]
-    assert cur.sql("SELECT variant, month, count(*) FROM games GROUP BY ALL ORDER BY ALL").fetchall() == new_counts
-    assert connect(wh).cursor().sql("SELECT variant, month, count(*) FROM games GROUP BY ALL ORDER BY ALL"
-                                    ).fetchall() == new_counts
-    # and a re-ingest of a migrated source replaces its rows: nothing doubled
-    rep = ingest(srcs, wh, workers=1, progress=False)
-    assert rep.total().duplicate == 0
-    later = {t: sorted(r.replace("2030-07-15 12:00", "2030-08-02 09:00").replace('"2030-07"', '"2030-08"')
-                       for r in rows) for t, rows in expected.items()}
-    assert snapshot(wh) == later
-
-
-def test_mixed_layouts_read_together(tmp_path, monkeypatch):
-    wh, _ = _two_month_warehouse(tmp_path, monkeypatch)
-    for f in (wh / "games" / "variant=zipai").glob("month=*/*.parquet"):  # only zipai back to the old layout
-        os.replace(f, f.parent.parent / f.name)
-        f.parent.rmdir()
-    cur = connect(wh).cursor()
-    assert cur.sql("SELECT variant, month, count(*) FROM games GROUP BY ALL ORDER BY ALL").fetchall() == \
-        [("guilin", "2017-03", 1), ("guilin", "2017-04", 2), ("guilin", "2030-07", 1), ("zipai", None, 1)]
-    assert cur.sql("SELECT DISTINCT variant, month FROM seats ORDER BY ALL").fetchall() == \
-        [("guilin", "2017-03"), ("guilin", "2017-04"), ("guilin", "2030-07"), ("zipai", "2030-07")]
-
-
-def test_migration_of_compacted_shards_and_a_kill_inside_it(tmp_path, monkeypatch):
-    wh, srcs = _two_month_warehouse(tmp_path, monkeypatch)
-    with Warehouse(wh, check_pseudonym=False) as w:
-        assert w.compact(1 << 20)["merged"] > 0
-    expected = snapshot(wh)
-    to_old_layout(wh)
-    die_on_move(monkeypatch, lambda dst: "/month=" in dst)
-    with pytest.raises(Killed):
-        Warehouse(wh, check_pseudonym=False).__enter__()
-    monkeypatch.undo()
-    at(monkeypatch, AUGUST)
-    rep = ingest([], wh, workers=1, progress=False)
-    assert rep.recovered[0] == "finished an interrupted commit"
-    assert snapshot(wh) == expected
-    compacted = json.loads((wh / "_meta" / "compacted.json").read_text())["compacted"]
-    assert compacted and all("/month=" in rel and (wh / rel).exists() for rel in compacted)
-    # the compacted rows still belong to their sources: re-ingesting b replaces b's rows only
-    write(srcs[1], [rec("b2", "2017-04-09T10:00:00+08:00")])
-    ingest([srcs[1]], wh, workers=1, progress=False)
-    assert sorted(g["game_id"] for g in read_rows(wh, "games")) == ["a1", "a2", "a3", "b2"]
 
 
 def test_a_warehouse_under_a_partition_like_folder_is_refused(tmp_path):

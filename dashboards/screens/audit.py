@@ -2,7 +2,8 @@
 group by group, the worked sum, the term that differs), its state at every step with the whole
 action list and the rest of the wall, and claimed vs computed result; rejected lines opened raw.
 
-Deep links: ``/audit?game=ID&step=N``; a rejected line ``/audit?file=PATH&line=N``. Ids and paths
+Deep links: ``/audit?game=ID&step=N``; a rejected line ``/audit?file=PATH&line=N``; ``&as_of=SNAPSHOT``
+(a DuckLake snapshot id or a time) shows the game as the warehouse held it then. Ids and paths
 are only ever bound query parameters.
 """
 
@@ -171,7 +172,23 @@ if not game:
     st.stop()
 
 # spec §2: ids are 1–128 chars; a longer one cannot exist, so it never reaches the cache or DuckDB
-found = ui.game_audit(c.path, c.layout, game) if len(game) <= 128 else None
+as_of = str(st.query_params.get("as_of", "")).strip()  # ?as_of=SNAPSHOT|TIME: the warehouse as it was then
+if as_of:
+    from dashboards import data
+    from ingest.warehouse import parse_as_of
+
+    try:
+        con = data.connect(c.path, snapshot=parse_as_of(as_of))
+    except Exception as e:  # not a snapshot id or a time, no such snapshot, or not a DuckLake warehouse
+        st.warning("无法读取该快照 Cannot read the warehouse as of " + ui.lit(as_of) + ": " + ui.lit(str(e)[:300]))
+        st.stop()
+    st.caption("快照 As of " + ui.lit(as_of) + " (`paipu snapshots` lists them)")
+    row = data.find_game(con, game) if len(game) <= 128 else None
+    found = None if row is None else {"row": row, "seats": (seats := data.game_seats(con, game, row["variant"])),
+                                      "audit": audit_mod.build(row, seats)}
+    con.close()
+else:
+    found = ui.game_audit(c.path, c.layout, game) if len(game) <= 128 else None
 if found is None:
     st.warning("未找到对局 Game not found: " + ui.lit(game[:200]))
     st.stop()
