@@ -2,8 +2,9 @@
 
 The heuristic bots choose by hand shape, so a rule that changes what a hand is worth (自摸 ×2, a
 higher 醒 value, a 放炮 penalty) cannot change how they play. :class:`RolloutBot` asks the engine
-instead. At a decision with two candidates or more — the heuristic's discard and its next best,
-take or leave an optional claim (胡 included) — it
+instead. At a decision with two candidates or more — take or leave an optional claim (胡
+included), and, when :attr:`RolloutBot.discards` > 1, the heuristic's discard against its next
+best (off by default: it did not pay, bench/README.md) — it
 
 1. samples worlds the seat cannot tell from the real one (:func:`world`: the cards it cannot see,
    every other seat's concealed cards and the wall still to come, shuffled back into the same
@@ -12,8 +13,8 @@ take or leave an optional claim (胡 included) — it
    seat (:func:`run_out`, the simulator's own loop), the same random streams for every candidate
    (common random numbers: the paired difference is what decides),
 3. settles with the engine's own settlement (``state.result()["scores"]``) and keeps the
-   candidate with the best mean units for the seat; the heuristic's choice unless another is
-   better by more than :attr:`RolloutBot.margin`.
+   heuristic's choice unless another's paired gain is surely positive (:attr:`RolloutBot.z`
+   standard errors above :attr:`RolloutBot.margin`).
 
 Nothing here knows a variant's rules: candidates come from the variant's heuristic bot, legality
 and the settlement from its state. A variant's ``bots.py`` names its heuristic bot and, where its
