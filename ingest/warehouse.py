@@ -262,7 +262,10 @@ class Warehouse:
                 con.execute(f"INSERT INTO lake.{WRITER} VALUES (0, NULL)")
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass  # a failed COMMIT has already ended the transaction
             raise
 
     def _check_pseudonym(self) -> None:
