@@ -121,7 +121,7 @@ def test_cli_prints_the_comparison_and_reruns_in_place(tmp_path: Path):
     rows instead of adding them."""
     wh = tmp_path / "wh"
     args = ["--variant", "guilin", "--a", "tuo_step=5", "--b", "tuo_step=3", "--games", "8", "--seed", "3",
-            "--warehouse", str(wh), "--workers", "1", "--json", str(tmp_path / "out.json")]
+            "--warehouse", str(wh), "--workers", "1", "--json", str(tmp_path / "out.json"), "--bots", "heuristic"]
     res = CliRunner().invoke(_cli(), args)
     assert res.exit_code == 0, res.output
     assert "8 paired deals" in res.output and "95% interval" in res.output
