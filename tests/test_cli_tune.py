@@ -16,7 +16,8 @@ def test_tune_keeps_its_logs_outside_the_warehouse(tmp_path, monkeypatch):
     monkeypatch.setenv("PAIPU_PROGRESS_SECONDS", "0")
     monkeypatch.setenv("COLUMNS", "200")
     r = CliRunner().invoke(app, ["tune", "--variant", "guilin", "--a", "tuo_step=5", "--b", "tuo_step=3",
-                                 "--games", "8", "--workers", "1", "--warehouse", "wh", "--json", "out.json"])
+                                 "--games", "8", "--workers", "1", "--warehouse", "wh", "--json", "out.json",
+                                 "--bots", "heuristic"])
     assert r.exit_code == 0, r.output
     exp = json.loads((tmp_path / "out.json").read_text("utf-8"))["experiment"]
     folder = tmp_path / "build" / "experiments" / exp
