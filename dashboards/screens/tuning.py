@@ -211,11 +211,11 @@ def _source(r: dict) -> str | None:
         return "只来自结算 settlement alone"
     if mode != "exp":
         return None
+    if not played["changed"]:  # the same actions everywhere: the caption above says it once
+        return None
     if r["diff"] == 0 and r["note"] == "identical":
         return "无差别 none"
-    if not played["changed"]:
-        return "只来自结算 settlement alone"
-    return f"结算与打法 settlement and play ({played['changed']}/{played['deals']} deals played differently)"
+    return "结算与打法 settlement and play"  # how many deals: the caption above
 
 
 VERDICT = {"too_few": "样本太小 too few", "identical": "每局相同 identical",
