@@ -58,6 +58,14 @@ _EXTENSIONS = {
 _LINKS: list[str] = []
 
 
+
+def _rollback(con: "duckdb.DuckDBPyConnection") -> None:
+    """Roll back ``con``'s open transaction; a failed COMMIT has already ended it (no error then)."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass
+
 class WarehouseBusy(RuntimeError):
     """The catalog could not be opened or a commit kept conflicting (the message says which)."""
 
@@ -262,10 +270,7 @@ class Warehouse:
                 con.execute(f"INSERT INTO lake.{WRITER} VALUES (0, NULL)")
             con.execute("COMMIT")
         except BaseException:
-            try:
-                con.execute("ROLLBACK")
-            except duckdb.Error:
-                pass  # a failed COMMIT has already ended the transaction
+            _rollback(con)
             raise
 
     def _check_pseudonym(self) -> None:
@@ -347,10 +352,7 @@ class Warehouse:
                         [message, json.dumps(extra, sort_keys=True, default=str)])
             con.execute("COMMIT")
         except BaseException:
-            try:
-                con.execute("ROLLBACK")
-            except duckdb.Error:
-                pass  # a failed COMMIT has already ended the transaction
+            _rollback(con)
             raise
 
     def replace_source(self, source: str) -> None:
