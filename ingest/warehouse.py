@@ -58,13 +58,13 @@ _EXTENSIONS = {
 _LINKS: list[str] = []
 
 
-
 def _rollback(con: "duckdb.DuckDBPyConnection") -> None:
     """Roll back ``con``'s open transaction; a failed COMMIT has already ended it (no error then)."""
     try:
         con.execute("ROLLBACK")
     except duckdb.Error:
         pass
+
 
 class WarehouseBusy(RuntimeError):
     """The catalog could not be opened or a commit kept conflicting (the message says which)."""
