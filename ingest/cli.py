@@ -10,11 +10,12 @@ from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ingest.reader import MAX_LINE_BYTES
 from ingest.run import ENGINES, IngestReport, ingest
 from ingest.warehouse import WarehouseBusy, WarehouseMismatch
-from replay.record import utf8_text
+from replay.record import terminal_text
 
 
 def print_report(report: IngestReport, console: Console) -> None:
@@ -22,7 +23,7 @@ def print_report(report: IngestReport, console: Console) -> None:
     columns and in a pipe: one-word headers (the Chinese terms in the line under it), file names
     whole on one line (cut with … only when the terminal is too narrow), a file's
     note (why its reading stopped) on a line of its own under the table."""
-    t = Table(title=f"ingest → {utf8_text(report.warehouse)}", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
+    t = Table(title=Text(f"ingest → {terminal_text(report.warehouse)}"), box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
               show_edge=False,
               title_justify="left", caption="有效 valid · 无效 invalid · 拒收 rejected · 重复 duplicate",
               caption_justify="left")
@@ -30,7 +31,7 @@ def print_report(report: IngestReport, console: Console) -> None:
     counts = ("lines", "blank", "read", "valid", "invalid", "rejected", "duplicate")
     # a count column is as wide as its header or its total; the name gets what is left
     widths = [max(len(c), len(str(getattr(tot, c)))) for c in counts]
-    names = [utf8_text(Path(f.path).name) for f in report.files]
+    names = [terminal_text(Path(f.path).name) for f in report.files]
     # SIMPLE_HEAD, padding (0, 1), no edge: 3 characters between two columns (measured)
     width = max(12, min(max(map(len, names), default=12), console.width - sum(widths) - 3 * len(widths) - 1))
     t.add_column("file", justify="left", no_wrap=True, min_width=width, max_width=width)
@@ -39,7 +40,8 @@ def print_report(report: IngestReport, console: Console) -> None:
     many = len(report.files) > 20
     rows = report.files[:20] if many else report.files
     for f in rows:
-        t.add_row(_cut(utf8_text(Path(f.path).name), width), str(f.lines), str(f.blank), str(f.read), str(f.valid),
+        t.add_row(Text(_cut(terminal_text(Path(f.path).name), width)),  # a name is text, never markup
+                  str(f.lines), str(f.blank), str(f.read), str(f.valid),
                   str(f.invalid), str(f.rejected), str(f.duplicate))
     if many:
         t.add_row(f"… {len(report.files) - 20} more files", *[""] * 7)
@@ -48,7 +50,7 @@ def print_report(report: IngestReport, console: Console) -> None:
     console.print(t)
     for f in report.files:
         if f.error:
-            console.print(f"note: {utf8_text(Path(f.path).name)}: {utf8_text(f.error)}", highlight=False, markup=False)
+            console.print(f"note: {terminal_text(Path(f.path).name)}: {terminal_text(f.error)}", highlight=False, markup=False)
     for note in report.recovered:
         console.print(f"recovered: {note}", highlight=False)
     secs = max(report.seconds, 1e-9)
@@ -123,13 +125,13 @@ def ingest_cmd(
                         console=Console(stderr=True), pseudonym_salt=salt, engine=engine, scheduler=scheduler,
                         catalog=catalog)
     except (WarehouseBusy, WarehouseMismatch) as e:
-        console.print(f"[red]{escape(utf8_text(str(e)))}[/red]", highlight=False)
+        console.print(f"[red]{escape(terminal_text(str(e)))}[/red]", highlight=False)
         raise typer.Exit(1) from None
     except RuntimeError as e:  # e.g. --engine dask without dask installed
-        console.print(f"[red]ingest failed: {e}[/red]", highlight=False)
+        console.print(f"[red]ingest failed: {escape(terminal_text(str(e)))}[/red]", highlight=False)
         raise typer.Exit(1) from None
     except OSError as e:  # e.g. the warehouse's parent is not writable (the staging folder goes there)
-        console.print(f"[red]ingest failed: {e}[/red]", highlight=False)
+        console.print(f"[red]ingest failed: {escape(terminal_text(str(e)))}[/red]", highlight=False)
         raise typer.Exit(1) from None
     if as_json:
         typer.echo(json.dumps(report.to_json(), ensure_ascii=False, default=str))
@@ -159,11 +161,11 @@ def compact_cmd(
     try:
         got = compact(warehouse, keep_days=keep_days)
     except (WarehouseBusy, OSError, RuntimeError) as e:
-        console.print(f"[red]compact failed: {escape(utf8_text(str(e)))}[/red]", highlight=False)
+        console.print(f"[red]compact failed: {escape(terminal_text(str(e)))}[/red]", highlight=False)
         raise typer.Exit(1) from None
-    console.print(f"compact {utf8_text(str(warehouse))}: {got['files_before']} data files → {got['files_after']}, "
+    console.print(f"compact {terminal_text(str(warehouse))}: {got['files_before']} data files → {got['files_after']}, "
                   f"{got['bytes_before'] / 1e6:.1f} MB → {got['bytes_after'] / 1e6:.1f} MB, "
-                  f"{got['expired']} snapshots expired", highlight=False)
+                  f"{got['expired']} snapshots expired", highlight=False, markup=False)
 
 
 def snapshots_cmd(
@@ -185,7 +187,7 @@ def snapshots_cmd(
         for s in snaps:
             typer.echo(json.dumps(s, ensure_ascii=False, default=str))
         return
-    t = Table(title=f"snapshots of {utf8_text(str(warehouse))}", box=box.SIMPLE_HEAD, title_justify="left",
+    t = Table(title=Text(f"snapshots of {terminal_text(str(warehouse))}"), box=box.SIMPLE_HEAD, title_justify="left",
               padding=(0, 1), pad_edge=False, show_edge=False)
     t.add_column("id", justify="right", no_wrap=True)
     t.add_column("UTC", no_wrap=True)
@@ -215,15 +217,15 @@ def migrate_cmd(
         raise typer.BadParameter(f"no such folder: {warehouse}", param_hint="DIR")
     console = Console()
     if not legacy_layout(warehouse):
-        console.print(f"{utf8_text(str(warehouse))}: nothing to migrate", highlight=False)
+        console.print(f"{terminal_text(str(warehouse))}: nothing to migrate", highlight=False, markup=False)
         return
     try:
         got = migrate(warehouse)
     except (WarehouseBusy, OSError, RuntimeError) as e:
-        console.print(f"[red]migrate failed: {escape(utf8_text(str(e)))}[/red]", highlight=False)
+        console.print(f"[red]migrate failed: {escape(terminal_text(str(e)))}[/red]", highlight=False)
         raise typer.Exit(1) from None
-    console.print(f"migrated {utf8_text(str(warehouse))} to DuckLake: " +
-                  ", ".join(f"{k} {v}" for k, v in got.items()), highlight=False)
+    console.print(f"migrated {terminal_text(str(warehouse))} to DuckLake: " +
+                  ", ".join(f"{k} {v}" for k, v in got.items()), highlight=False, markup=False)
 
 
 COMMANDS = {"ingest": ingest_cmd, "compact": compact_cmd, "snapshots": snapshots_cmd, "migrate": migrate_cmd}

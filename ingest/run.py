@@ -29,7 +29,7 @@ from ingest.dedupe import Index
 from ingest.reader import MAX_LINE_BYTES, FileStats, Line, find_inputs, read_lines
 from ingest.rows import ChunkResult, Counts, Pseudonymizer, process_chunk
 from ingest.warehouse import STAGING, FileStage, Warehouse, WarehouseBusy, is_conflict, retrying
-from replay.record import utf8_text
+from replay.record import terminal_text
 from replay.workers import process_pool
 
 CHUNK_LINES = 256
@@ -300,10 +300,10 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
         wh.save_run_json(run_record())
     if progress and not live:
         for fr in report.files:
-            console.print(f"{utf8_text(fr.path)}: {fr.lines} lines = {fr.blank} blank + read {fr.read} "
+            console.print(f"{terminal_text(fr.path)}: {fr.lines} lines = {fr.blank} blank + read {fr.read} "
                           f"({fr.valid} valid, {fr.invalid} invalid, {fr.rejected} rejected, "
-                          f"{fr.duplicate} duplicate)" + (f" — {utf8_text(fr.error)}" if fr.error else ""),
-                          highlight=False)
+                          f"{fr.duplicate} duplicate)" + (f" — {terminal_text(fr.error)}" if fr.error else ""),
+                          highlight=False, markup=False)
     return report
 
 

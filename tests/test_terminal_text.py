@@ -55,3 +55,14 @@ def test_audit_prints_a_hostile_player_name_as_text(tmp_path):
     assert p.returncode == 0, p.stderr.decode()
     assert "\x1b" not in out and "\u202e" not in out
     assert "p\\x1b[31mred\\u202e" in out
+
+
+def test_ingest_report_prints_a_hostile_file_name_as_text(tmp_path):
+    name = "[red]s\x1b[2J\u202e.jsonl"  # markup and escapes: both shown as text
+    log = tmp_path / name
+    log.write_text(json.dumps({**SHORT, "game_id": "evil-2"}) + "\n{bad\n")
+    p = paipu("ingest", str(log), "--warehouse", str(tmp_path / "wh"))
+    out = p.stdout.decode() + p.stderr.decode()
+    assert "\x1b" not in out and "\u202e" not in out
+    # the name as text in the per-file line and in the table's row (the table may cut its end)
+    assert out.count("[red]s\\x1b[2J") == 2, out
