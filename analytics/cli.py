@@ -17,6 +17,7 @@ from rich.text import Text
 from analytics import queries as q
 from analytics.views import connect
 from replay.progress import Meter
+from replay.record import terminal_text
 
 
 def _fmt(v: Any, col: str) -> str:
@@ -56,7 +57,8 @@ def _table(title: str, df: pl.DataFrame, headers: dict[str, str]) -> Table:
     t = _Fit(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
              padding=(0, 1, 0, 0))  # with the box's blank divider: 2 characters between columns
     t.df = df  # type: ignore[attr-defined]
-    rows = [[_fmt(v, c) for v, c in zip(row, df.columns)] for row in df.iter_rows()]
+    # a cell may hold log text (a player id, a ruleset name): shown as text, never markup or escapes
+    rows = [[terminal_text(_fmt(v, c)) for v, c in zip(row, df.columns)] for row in df.iter_rows()]
     for i, c in enumerate(df.columns):
         text = df.schema[c] == pl.String
         head = headers.get(c, c.replace("_", " "))  # an unnamed column wraps at its words too
@@ -65,7 +67,7 @@ def _table(title: str, df: pl.DataFrame, headers: dict[str, str]) -> Table:
         t.add_column(head, justify="left" if text else "right", min_width=least)
         t.least.append(None if text else least)
     for r in rows:
-        t.add_row(*r)
+        t.add_row(*map(Text, r))
     if df.height == 0:
         t.add_row(*(["—"] * len(df.columns)))
     return t

@@ -66,3 +66,16 @@ def test_ingest_report_prints_a_hostile_file_name_as_text(tmp_path):
     assert "\x1b" not in out and "\u202e" not in out
     # the name as text in the per-file line and in the table's row (the table may cut its end)
     assert out.count("[red]s\\x1b[2J") == 2, out
+
+
+def test_report_prints_a_hostile_player_id_as_text(tmp_path):
+    log = tmp_path / "evil.jsonl"
+    seats = ["[bold]p\x1b[31m", *SHORT["seats"][1:]]
+    log.write_text(json.dumps({**SHORT, "game_id": "evil-3", "seats": seats}) + "\n")
+    wh = tmp_path / "wh"
+    assert paipu("ingest", str(log), "--warehouse", str(wh)).returncode == 0
+    p = paipu("report", "--warehouse", str(wh), "--variant", SHORT["variant"])
+    out = p.stdout.decode()
+    assert p.returncode == 0, p.stderr.decode()
+    assert "\x1b" not in out
+    assert "[bold]p\\x1b[31m" in out  # the player id whole, as text (rich would read [bold] as markup)
