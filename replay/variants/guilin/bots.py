@@ -16,6 +16,7 @@ from replay.record import Event
 from replay.variants.guilin import scoring as sc
 from replay.bots import RandomBot
 from replay.rollout import RolloutBot as _RolloutBot
+from replay.evbot import EVBot as _EVBot
 
 
 # The shape search over counts packed into an int, 2 bits a kind (loose counts are 0..2): kind k's
@@ -178,4 +179,21 @@ class RolloutBot(_RolloutBot):
                 state.ting_skip[s] = in_hand and sum(c == 4 for c in state.hands[s]) >= 2
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot}
+class EVBot(_EVBot):
+    """The expected-value bot (replay/evbot.py) over :class:`HeuristicBot`. A winning card comes
+    from the seat's own flip (自摸), another seat's flip or a discard; of the three seats' flips one
+    is its own."""
+
+    heuristic = HeuristicBot
+    sources = {"self": 0.3, "flip": 0.5, "discard": 0.2}
+
+    def may_win(self, state, seat: int, hand, melds, k: int) -> bool:
+        """The engine's own shape test (``sc.best_points``, what ``can_win`` asks) from any source;
+        a table meld of ``k`` alike may open to 开舵 in the win: left to the judge."""
+        if any(cards[0] == k == cards[-1] for _, cards in melds):
+            return True
+        hu_triple = state.rules["hu_triple"]
+        return any(sc.best_points(hand, melds, k, src, hu_triple) is not None for src in self.sources)
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot, "ev": EVBot}

@@ -13,6 +13,7 @@ from replay.engine import Option
 from replay.record import Event
 from replay.bots import RandomBot
 from replay.rollout import rollout_bot
+from replay.evbot import ev_bot
 from replay.variants.huapai import scoring as sc
 
 
@@ -175,4 +176,13 @@ RolloutBot = rollout_bot(HeuristicBot)
 """The rule-aware bot (replay/rollout.py) over :class:`HeuristicBot` (the state keeps nothing else
 derived from concealed cards)."""
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot}
+def _may_win(self, state, seat: int, hand, melds, k: int) -> bool:
+    """The engine's own cheap shape test (``HuapaiState.complete``, run before every 胡 check)."""
+    return state.complete(hand, k, state.cfg.jing)
+
+
+EVBot = ev_bot(HeuristicBot, sources={"self": 0.34, "discard": 0.66}, may_win=_may_win)
+"""The expected-value bot (replay/evbot.py) over :class:`HeuristicBot`: a winning card is drawn
+(自摸) or another seat's discard (放銃); of the three seats' draws one is its own."""
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot, "ev": EVBot}
