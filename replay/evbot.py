@@ -81,6 +81,10 @@ class EVBot:
                 "melds": [{"kind": k, "cards": [deck.codes[c] for c in cards]} for k, cards in melds],
                 "context": {"dealer": seat == state.dealer}}
 
+    def view_key(self, state: GameState, seat: int) -> tuple:
+        """What else of the seat's own state :meth:`case` reads (a memo key part). Default: ()."""
+        return ()
+
     def may_win(self, state: GameState, seat: int, hand: Sequence[int], melds: Melds, k: int) -> bool:
         """Whether ``hand`` + ``k`` may be a win at all (a cheap filter before the judge; it must
         never say no to a win the judge would accept). Default: yes."""
@@ -90,7 +94,7 @@ class EVBot:
         """The waits of ``hand`` with ``melds``: ``((k, (gain per source, in :attr:`sources` order)),
         ...)``, a gain being the seat's score (units) when the engine settles its win on ``k`` from
         that source, 0 where the judge refuses it. Memoised per ruleset."""
-        key = (tuple(hand), tuple((m, tuple(c)) for m, c in melds), seat == state.dealer)
+        key = (tuple(hand), tuple((m, tuple(c)) for m, c in melds), seat == state.dealer, self.view_key(state, seat))
         memo = _MEMO.setdefault(state.rules.id + state.rules.variant, {})
         got = memo.get(key)
         if got is not None:

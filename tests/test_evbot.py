@@ -17,7 +17,7 @@ from replay.replayer import replay_line
 from replay.simulator import _bots, simulate
 from test_rollout import _hidden_shuffle, _states
 
-EV_VARIANTS = ["guilin", "zipai", "sanjing_huapai", "wujing_huapai", "shuangbiegan_huapai"]
+EV_VARIANTS = ["guilin", "zipai", "yuanjiang_guihuzi", "sanjing_huapai", "wujing_huapai", "shuangbiegan_huapai"]
 
 
 def _guilin_state(rules: dict | None = None):

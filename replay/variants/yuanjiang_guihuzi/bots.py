@@ -16,6 +16,8 @@ from replay.record import Event
 from replay.variants.yuanjiang_guihuzi import scoring as sc
 from replay.bots import RandomBot
 from replay.rollout import RolloutBot as _RolloutBot
+from replay.evbot import EVBot as _EVBot
+from replay.variants.yuanjiang_guihuzi.cases import _case_melds
 
 _STARTS: dict[int, tuple[tuple[int, int, int], ...]] = {i: tuple(s for s in sc.SENTENCES if s[0] == i) for i in range(20)}
 _PARTNERS: dict[int, tuple[int, ...]] = {i: tuple(j for j in range(i + 1, 20) if (i, j) in sc.MENZI2) for i in range(20)}
@@ -149,4 +151,30 @@ class RolloutBot(_RolloutBot):
                     state.ting[s] = False
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot}
+@lru_cache(maxsize=4096)
+def _shape(hand: bytes) -> sc.HandShape:
+    return sc.HandShape(hand)
+
+
+class EVBot(_EVBot):
+    """The expected-value bot (replay/evbot.py) over :class:`HeuristicBot`. A 胡 is on the seat's
+    own flip or another seat's (never on a discard: 003 §名词解析 4); a hand valued after a discard is
+    no longer 报听 (docs decision 3), so ``baoting`` is not read."""
+
+    heuristic = HeuristicBot
+    sources = {"self": 0.34, "flip": 0.66}
+
+    def case(self, state, seat: int, hand, melds) -> dict:
+        """The score case, each 吃 with the card it ate (外圆 reads it)."""
+        return {"variant": state.rules.variant, "rules": dict(state.rules.values), "hand": ZIPAI.expand(hand),
+                "melds": _case_melds(melds, state.chi_card[seat]), "context": {"dealer": seat == state.dealer}}
+
+    def view_key(self, state, seat: int) -> tuple:
+        return tuple(state.chi_card[seat])
+
+    def may_win(self, state, seat: int, hand, melds, k: int) -> bool:
+        """The engine's own shape test (``HandShape.wins``, what ``can_win`` asks first)."""
+        return _shape(bytes(hand)).wins(k, not melds)
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot, "ev": EVBot}
