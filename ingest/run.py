@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import platform
-import random
 import shutil
 import time
 from collections import deque
@@ -28,7 +27,8 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeE
 from ingest.dedupe import Index
 from ingest.reader import MAX_LINE_BYTES, FileStats, Line, find_inputs, read_lines
 from ingest.rows import ChunkResult, Counts, Pseudonymizer, process_chunk
-from ingest.warehouse import STAGING, FileStage, Warehouse, WarehouseBusy, is_conflict, retrying
+from ingest.warehouse import (BUSY_SECONDS, STAGING, FileStage, Warehouse, WarehouseBusy, backoff, is_conflict,
+                              retrying)
 from replay.record import terminal_text
 from replay.workers import process_pool
 
@@ -66,7 +66,8 @@ class IngestReport:
     """What one :func:`ingest` run did.
 
     ``rows`` counts the rows written per table; ``removed_shards`` the stale shard files dropped
-    (a re-ingest replaces its shards, so it removes none or some and adds as many).
+    (a re-ingest replaces its shards, so it removes none or some and adds as many);
+    ``commit_attempts`` how many times the run's transaction was tried (1 unless it conflicted).
     """
 
     run_id: str
@@ -83,6 +84,7 @@ class IngestReport:
     rows: dict[str, int] = field(default_factory=dict)
     removed_shards: int = 0
     recovered: list[str] = field(default_factory=list)
+    commit_attempts: int = 0
 
     def total(self) -> FileReport:
         """The sum over files, as a :class:`FileReport` with ``path`` ``"(total)"``."""
@@ -165,7 +167,9 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
     deletes what each file stored before, screens its rows for duplicates against the catalog
     (``ingest.dedupe``) and inserts them, and adds the run's ``ingest_runs`` row. When another
     writer committed meanwhile the commit conflicts and the second phase is done again (the
-    replay is not): up to :data:`COMMIT_ATTEMPTS` times.
+    replay is not), for at most :data:`~ingest.warehouse.BUSY_SECONDS`; into the embedded catalog
+    the commits of concurrent runs take turns instead (:meth:`Warehouse.commit_turn`: a run
+    waiting for its turn says so on the console).
 
     :param paths: files (``.jsonl``, ``.jsonl.gz``, ``.jsonl.zst``) and folders (walked recursively).
     :param warehouse_dir: the warehouse folder; created if missing.
@@ -230,12 +234,16 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
                    run_id=run_id) as wh, bar:
         report.recovered = list(wh.recovered)
 
+        def say(message: str) -> None:
+            console.print(message, highlight=False, markup=False)
+
         def started_row() -> None:  # status "running" in its own commit: a killed run shows
             with wh.transaction(f"ingest run {run_id} started", {"run_id": run_id, "status": "running"},
                                 serialize=False):
                 wh.write_run(run_record())
 
-        retrying(started_row)
+        with wh.commit_turn(say):
+            retrying(started_row)
         wh.save_run_json(run_record())
         if engine == "dask":
             pool: Any = _Dask(workers, scheduler)
@@ -294,7 +302,7 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
                 pool.shutdown(cancel_futures=True)
         for st in states:
             st.stage.close()
-        interrupted = _commit(wh, report, states, run_record)
+        interrupted = _commit(wh, report, states, run_record, say=say)
         for rec in interrupted:
             wh.save_run_json(rec)
         wh.save_run_json(run_record())
@@ -307,38 +315,48 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
     return report
 
 
-COMMIT_ATTEMPTS = 50
-"""How many times a run's commit is redone after a conflict with another writer's commit."""
+def _commit(wh: Warehouse, report: IngestReport, states: list[_FileState], run_record: Any,
+            say: Any = None) -> list[dict]:
+    """The run's one transaction (see :func:`ingest`), in the embedded catalog's commit turn
+    (:meth:`Warehouse.commit_turn`; ``say`` prints its waiting line); redone after a conflict with
+    another writer's commit, with :func:`~ingest.warehouse.backoff`, for at most
+    :data:`~ingest.warehouse.BUSY_SECONDS`. Returns the records of the killed runs it marked
+    ``interrupted``.
 
-
-def _commit(wh: Warehouse, report: IngestReport, states: list[_FileState], run_record: Any) -> list[dict]:
-    """The run's one transaction (see :func:`ingest`); retried on a conflict. Returns the records
-    of the killed runs it marked ``interrupted``."""
+    :raises WarehouseBusy: still conflicting when the time is up (nothing of the run committed).
+    """
     import duckdb
 
-    for attempt in range(COMMIT_ATTEMPTS):
-        report.files, report.rows = [], {}
-        try:
-            with wh.transaction(f"ingest run {report.run_id}", {"run_id": report.run_id, "status": "done"}):
-                interrupted = wh.mark_interrupted()
-                for st in states:
-                    _commit_file(wh, report, st)
-                report.finished_at = datetime.now(timezone.utc)
-                report.status = "done"
-                wh.write_run(run_record())
-            for r in interrupted:
-                report.recovered.append(f"marked run {r['run_id']} interrupted")
-                old = wh.root / STAGING / r["run_id"]
-                if old.exists():
-                    shutil.rmtree(old, ignore_errors=True)
-                    report.recovered.append(f"removed the staging folder of killed run {r['run_id']}")
-            return interrupted
-        except duckdb.Error as e:
-            if not is_conflict(e):
-                raise
-            report.status = "running"
-            time.sleep(min(2.0, 0.05 * 1.5 ** attempt) * (0.5 + random.random()))
-    raise WarehouseBusy(f"the commit of run {report.run_id} conflicted {COMMIT_ATTEMPTS} times with other writers")
+    with wh.commit_turn(say):
+        end = time.monotonic() + BUSY_SECONDS
+        while True:
+            report.commit_attempts += 1
+            report.files, report.rows = [], {}
+            try:
+                with wh.transaction(f"ingest run {report.run_id}", {"run_id": report.run_id, "status": "done"}):
+                    interrupted = wh.mark_interrupted()
+                    for st in states:
+                        _commit_file(wh, report, st)
+                    report.finished_at = datetime.now(timezone.utc)
+                    report.status = "done"
+                    wh.write_run(run_record())
+                break
+            except duckdb.Error as e:
+                if not is_conflict(e):
+                    raise
+                report.status = "running"
+                if time.monotonic() >= end:
+                    raise WarehouseBusy(f"the commit of run {report.run_id} kept conflicting with other writers "
+                                        f"({report.commit_attempts} attempts in {BUSY_SECONDS:.0f} s; nothing of it "
+                                        f"was committed: run it again): {e}") from e
+                time.sleep(backoff(report.commit_attempts - 1))
+    for r in interrupted:
+        report.recovered.append(f"marked run {r['run_id']} interrupted")
+        old = wh.root / STAGING / r["run_id"]
+        if old.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            report.recovered.append(f"removed the staging folder of killed run {r['run_id']}")
+    return interrupted
 
 
 def _commit_file(wh: Warehouse, report: IngestReport, st: _FileState) -> None:

@@ -25,13 +25,14 @@ import atexit
 import json
 import os
 import platform
+import random
 import shutil
 import tempfile
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import duckdb
 import pyarrow as pa
@@ -44,6 +45,8 @@ META = "_meta"
 STAGING = "_staging"
 DATA = "data"
 SQLITE_CATALOG = "catalog.sqlite"
+COMMIT_LOCK = "commit.lock"
+"""``DIR/_meta/commit.lock``: the embedded catalog's commit turn (:meth:`Warehouse.commit_turn`)."""
 WRITER = "_writer"
 """One-row table every commit updates: two concurrent commits conflict on it (see the docstring)."""
 SHARD_BYTES = 64 << 20
@@ -132,6 +135,13 @@ def catalog_of(root: Path | str) -> str | None:
     return None
 
 
+def shown_catalog(catalog: str) -> str:
+    """``catalog`` for a message: a libpq ``password=…`` keyword masked."""
+    import re
+
+    return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", catalog)
+
+
 def attach(con: duckdb.DuckDBPyConnection, root: Path, catalog: str, *, read_only: bool = False,
            snapshot: int | datetime | None = None, name: str = "lake") -> None:
     """Load the extensions ``catalog`` needs into ``con`` and attach the warehouse as ``name``.
@@ -148,6 +158,8 @@ def attach(con: duckdb.DuckDBPyConnection, root: Path, catalog: str, *, read_onl
     opts = [f"DATA_PATH {lit(str(root / DATA) + '/')}", "DATA_INLINING_ROW_LIMIT 0"]
     if read_only or snapshot is not None:
         opts.append("READ_ONLY")
+    elif kind == "sqlite":  # readers never block a commit (in SQLite's default mode a reader's lock delays it)
+        opts.append("META_JOURNAL_MODE 'WAL'")
     if isinstance(snapshot, datetime):
         opts.append(f"SNAPSHOT_TIME {lit(snapshot.isoformat())}")
     elif snapshot is not None:
@@ -164,23 +176,89 @@ def lake_schema(table: str) -> pa.Schema:
 
 
 def is_conflict(e: Exception) -> bool:
-    """True for a catalog error that a retry may clear (a commit conflict, a lock held by another process)."""
+    """True for a catalog error that a retry may clear: a commit conflict, a lock held by another
+    process, or (PostgreSQL) a unique key another writer took first — e.g. two processes attaching
+    a new, empty catalog at once both create DuckLake's tables."""
     text = str(e).lower()
-    return "conflict" in text or "database is locked" in text or "could not set lock" in text
+    return ("conflict" in text or "database is locked" in text or "could not set lock" in text
+            or "duplicate key value violates unique constraint" in text)
 
 
-def retrying(fn: Any, *, attempts: int = 60, wait: float = 0.05) -> Any:
-    """``fn()``, retried (with a growing pause, at most ~1 s) while the catalog reports a conflict
-    or a lock held by another process; the last error is raised as :class:`WarehouseBusy`."""
-    for i in range(attempts):
+BUSY_SECONDS = float(os.environ.get("PAIPU_BUSY_SECONDS", "600"))
+"""How long a catalog operation or a run's commit is retried while the catalog reports a conflict
+or a lock held by another process (``PAIPU_BUSY_SECONDS``), before :class:`WarehouseBusy`."""
+
+
+def backoff(attempt: int, *, wait: float = 0.05, cap: float = 2.0) -> float:
+    """Seconds to sleep before retry ``attempt`` (0-based): exponential (×1.5 from ``wait``, at
+    most ``cap``) with full jitter between half and 1.5 times it, so writers that conflicted
+    once do not retry in step."""
+    return min(cap, wait * 1.5 ** attempt) * (0.5 + random.random())
+
+
+def retrying(fn: Any, *, seconds: float | None = None, what: str = "the catalog") -> Any:
+    """``fn()``, retried with :func:`backoff` while the catalog reports a conflict or a lock held by
+    another process (:func:`is_conflict`), for at most ``seconds`` (default :data:`BUSY_SECONDS`).
+
+    :raises WarehouseBusy: still conflicting when the time is up (the last error in the message).
+    :raises duckdb.Error: any other catalog error, at once.
+    """
+    end = time.monotonic() + (BUSY_SECONDS if seconds is None else seconds)
+    attempt = 0
+    while True:
         try:
             return fn()
         except duckdb.Error as e:
             if not is_conflict(e):
                 raise
-            last = e
-            time.sleep(min(1.0, wait * (1.3 ** i)))
-    raise WarehouseBusy(f"the catalog stayed busy: {last}")
+            if time.monotonic() >= end:
+                raise WarehouseBusy(f"{what} stayed busy for {attempt + 1} attempts: {e}") from e
+            time.sleep(backoff(attempt))
+            attempt += 1
+
+
+@contextmanager
+def commit_turn(root: Path, catalog: str, holder: str, say: Callable[[str], None] | None = None) -> Iterator[None]:
+    """This host's turn to write into an embedded (SQLite) catalog: an exclusive ``flock`` on
+    ``DIR/_meta/commit.lock`` (which then names ``holder``), waited for — ``say`` gets a line after
+    1 s of waiting, then every minute — and released when the block ends or the process dies
+    (``kill -9`` included). Every paipu write to the catalog takes it (the tables' creation, a
+    run's ``running`` row, its commit, compaction).
+
+    Why (measured, docs/warehouse.md "Concurrent writers"): a SQLite write that meets another
+    process's write fails at once with "database is locked" (a read transaction turning into a
+    write gets no busy wait, whatever ``BUSY_TIMEOUT`` says), and two runs committing at once
+    conflict on ``_writer``: either way a run redoes its whole commit phase, and under load that
+    repeated until the retries ran out. SQLite takes one writer at a time anyway; taking turns
+    costs no throughput, and the replay of concurrent runs still overlaps. A PostgreSQL catalog
+    (several machines) takes no turn: its conflicts are retried (:func:`retrying`).
+    """
+    if not catalog.startswith("sqlite:"):
+        yield
+        return
+    import fcntl
+
+    (root / META).mkdir(parents=True, exist_ok=True)
+    fd = os.open(root / META / COMMIT_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        t0, told = time.monotonic(), None
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                waited = time.monotonic() - t0
+                if say is not None and (waited >= 1 if told is None else waited - told >= 60):
+                    other = os.pread(fd, 300, 0).decode("utf-8", "replace").strip() or "another ingest"
+                    say(f"waiting for the commit of {other} into {root} to finish "
+                        f"(embedded catalog: one commit at a time; waited {waited:.0f} s)")
+                    told = waited
+                time.sleep(0.1)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, holder.encode("utf-8", "replace"), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _pid_alive(pid: int) -> bool:
@@ -230,9 +308,15 @@ class Warehouse:
             self.catalog = have or f"sqlite:{self.root / SQLITE_CATALOG}"
         (self.root / DATA).mkdir(exist_ok=True)
         self.con = duckdb.connect(":memory:")
+        self.con.execute("SET enable_progress_bar = false")  # DuckDB draws it on stdout, which may be --json
         try:
-            retrying(lambda: attach(self.con, self.root, self.catalog))
-            retrying(self._ensure_tables)
+            try:
+                retrying(lambda: attach(self.con, self.root, self.catalog))
+            except duckdb.Error as e:  # unreachable server, no such database, bad keywords, …
+                raise WarehouseBusy(f"cannot open the catalog {shown_catalog(self.catalog)}: {e}") from e
+            if retrying(self._missing_tables):
+                with self.commit_turn():
+                    retrying(self._ensure_tables)
             if self.check_pseudonym:
                 self._check_pseudonym()
             self._clean_staging()
@@ -242,6 +326,16 @@ class Warehouse:
         self.staging.mkdir(parents=True, exist_ok=True)
         (self.staging / "owner.json").write_text(json.dumps({"pid": os.getpid(), "host": platform.node()}))
         return self
+
+    def _missing_tables(self) -> bool:
+        """True when a table, or a column of ``ingest/schema.py``, is missing from the catalog."""
+        con = self.con
+        assert con is not None
+        have: dict[str, set[str]] = {}
+        for t, c in con.sql("SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = 'lake'").fetchall():
+            have.setdefault(t, set()).add(c)
+        return WRITER not in have or any(table not in have or any(f.name not in have[table] for f in lake_schema(table))
+                                         for table in [*TABLES, RUNS_TABLE])
 
     def _ensure_tables(self) -> None:
         """Create missing tables, partition them and add columns a newer schema has (DuckLake's
@@ -354,6 +448,10 @@ class Warehouse:
         except BaseException:
             _rollback(con)
             raise
+
+    def commit_turn(self, say: Callable[[str], None] | None = None) -> Any:
+        """:func:`commit_turn` of this warehouse (held in the name of this run)."""
+        return commit_turn(self.root, self.catalog, f"run {self.run_id}", say)
 
     def replace_source(self, source: str) -> None:
         """Delete every row that ``source`` (an input file's absolute path) stored: its games and
@@ -578,18 +676,20 @@ def compact(root: Path | str, *, keep_days: float = 7.0) -> dict[str, int]:
     if catalog is None:
         raise RuntimeError(f"{root} is not a DuckLake warehouse")
     con = duckdb.connect(":memory:")
+    con.execute("SET enable_progress_bar = false")  # drawn on stdout
     try:
         retrying(lambda: attach(con, root, catalog))
-        before = _file_stats(con)
-        retrying(lambda: con.execute("CALL ducklake_merge_adjacent_files('lake')"))
-        cut = datetime.now(timezone.utc) - timedelta(days=keep_days)
-        expired = retrying(lambda: con.execute("CALL ducklake_expire_snapshots('lake', older_than => ?::TIMESTAMPTZ)",
-                                               [cut]).fetchall())
-        retrying(lambda: con.execute("CALL ducklake_cleanup_old_files('lake', cleanup_all => true)"))
-        orphans = datetime.now(timezone.utc) - timedelta(days=1)
-        retrying(lambda: con.execute("CALL ducklake_delete_orphaned_files('lake', older_than => ?::TIMESTAMPTZ)",
-                                     [orphans]))
-        after = _file_stats(con)
+        with commit_turn(root, catalog, f"paipu compact (pid {os.getpid()})"):
+            before = _file_stats(con)
+            retrying(lambda: con.execute("CALL ducklake_merge_adjacent_files('lake')"))
+            cut = datetime.now(timezone.utc) - timedelta(days=keep_days)
+            expired = retrying(lambda: con.execute("CALL ducklake_expire_snapshots('lake', older_than => ?::TIMESTAMPTZ)",
+                                                   [cut]).fetchall())
+            retrying(lambda: con.execute("CALL ducklake_cleanup_old_files('lake', cleanup_all => true)"))
+            orphans = datetime.now(timezone.utc) - timedelta(days=1)
+            retrying(lambda: con.execute("CALL ducklake_delete_orphaned_files('lake', older_than => ?::TIMESTAMPTZ)",
+                                         [orphans]))
+            after = _file_stats(con)
     finally:
         con.close()
     return {"files_before": before[0], "files_after": after[0], "bytes_before": before[1], "bytes_after": after[1],
@@ -651,7 +751,7 @@ def migrate(root: Path | str) -> dict[str, int]:
         if not done:
             plain_views(con, root, prefix="legacy_")
             month = "strftime(timezone('UTC', {}), '%Y-%m')"
-            with wh.transaction("migrate", {"run_id": wh.run_id, "status": "migrate"}):
+            with wh.commit_turn(), wh.transaction("migrate", {"run_id": wh.run_id, "status": "migrate"}):
                 for table in TABLES:
                     cols = [f.name for f in TABLES[table]]
                     names = ", ".join(ident(c) for c in [*cols, PARTITION, MONTH])

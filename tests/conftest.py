@@ -10,3 +10,31 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     from replay import kernel
 
     terminalreporter.write_line(f"paipu {kernel.describe()}")
+
+
+import pytest  # noqa: E402  (the PostgreSQL fixtures below; tests/pg.py)
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL server for this test process (tests/pg_server.py), stopped at the end; skipped
+    when the binaries are absent, failed instead under ``PAIPU_REQUIRE_PG=1`` (CI)."""
+    from pg_server import PgServer, require
+
+    server = PgServer(require())
+    try:
+        server.start()
+    except BaseException:
+        log = server.log()
+        server.stop()
+        if log:
+            print(log)
+        raise
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_catalog(pg_server) -> str:
+    """``postgres:<libpq keywords>`` of a new, empty database on :func:`pg_server` (one per test)."""
+    return "postgres:" + pg_server.createdb()

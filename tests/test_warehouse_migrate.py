@@ -96,7 +96,7 @@ def test_migrate_a_warehouse_of_the_old_layout(old_code, tmp_path, compacted):
     assert run["status"] == "done" and run["read"] == 7
     assert [s["commit_message"] for s in snapshots(old)][-1] == "migrate"
     res = CliRunner().invoke(app, [str(old)])
-    assert res.exit_code == 0 and "nothing to migrate" in res.output
+    assert res.exit_code == 0 and "nothing to migrate" in " ".join(res.output.split())  # rich wraps a long path
     # a migrated source re-ingested replaces exactly its rows
     rep = ingest(srcs, old, workers=1, progress=False)
     assert rep.total().duplicate == 1  # b.jsonl:3 repeats a.jsonl:2
