@@ -136,7 +136,7 @@ def catalog_of(root: Path | str) -> str | None:
 
 
 def shown_catalog(catalog: str) -> str:
-    """``catalog`` for a message: a libpq ``password=…`` keyword masked."""
+    """``catalog`` (or a message naming it) with every libpq ``password=…`` keyword masked."""
     import re
 
     return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", catalog)
@@ -313,7 +313,7 @@ class Warehouse:
             try:
                 retrying(lambda: attach(self.con, self.root, self.catalog))
             except duckdb.Error as e:  # unreachable server, no such database, bad keywords, …
-                raise WarehouseBusy(f"cannot open the catalog {shown_catalog(self.catalog)}: {e}") from e
+                raise WarehouseBusy(shown_catalog(f"cannot open the catalog {self.catalog}: {e}")) from None
             if retrying(self._missing_tables):
                 with self.commit_turn():
                     retrying(self._ensure_tables)
