@@ -15,6 +15,7 @@ from replay.record import Event
 from replay.variants.shangdaren import scoring as sc
 from replay.bots import RandomBot
 from replay.rollout import RolloutBot as _RolloutBot
+from replay.evbot import EVBot as _EVBot
 
 JING = sc.JING_SET
 KU = sc.KU_FORBIDDEN
@@ -209,4 +210,18 @@ class RolloutBot(_RolloutBot):
         state.rems = [_phrase_rems(h) for h in state.hands]
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot}
+class EVBot(_EVBot):
+    """The expected-value bot (replay/evbot.py) over :class:`HeuristicBot`: a winning card is drawn
+    (自摸) or another seat's discard."""
+
+    heuristic = HeuristicBot
+    sources = {"self": 0.34, "discard": 0.66}
+
+    def may_win(self, state, seat: int, hand, melds, k: int) -> bool:
+        """The engine's own filter before a judge (``_shape_fits`` on the phrase remainders)."""
+        from replay.variants.shangdaren.state import _phrase_rems, _shape_fits
+
+        return _shape_fits(_phrase_rems(list(hand)), k)
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot, "ev": EVBot}

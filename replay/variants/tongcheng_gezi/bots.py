@@ -16,6 +16,7 @@ from replay.record import Event
 from replay.variants.tongcheng_gezi import scoring as sc
 from replay.bots import RandomBot as _RandomBot
 from replay.rollout import RolloutBot as _RolloutBot
+from replay.evbot import EVBot as _EVBot
 
 
 # Per character: 3 + 0.3 × the 坎 bonus, and its 句 as (second, third, 3 + 0.3 × red) — the sums
@@ -192,4 +193,31 @@ class RolloutBot(_RolloutBot):
         return list(state.jian[s])
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot}
+class EVBot(_EVBot):
+    """The expected-value bot (replay/evbot.py) over :class:`HeuristicBot`: a winning card is drawn
+    (自摸) or another seat's discard; the seat's 撿 cards still in the hand are in its case."""
+
+    heuristic = HeuristicBot
+    sources = {"self": 0.34, "discard": 0.66}
+
+    def _jian(self, state, seat: int, hand) -> list[int]:
+        return [min(j, h) for j, h in zip(state.jian[seat], hand)]
+
+    def case(self, state, seat: int, hand, melds) -> dict:
+        out = super().case(state, seat, hand, melds)
+        jian = self._jian(state, seat, hand)
+        if any(jian):
+            out["context"]["jian"] = HUAPAI.expand(jian)
+        return out
+
+    def view_key(self, state, seat: int) -> tuple:
+        return tuple(state.jian[seat])
+
+    def may_win(self, state, seat: int, hand, melds, k: int) -> bool:
+        """The engine's own filter before a judge (``sc.may_win_with``; a four that could be the
+        觀生 — only beside a declared one, ``GeziState.fours`` — leaves it to the judge, as
+        ``GeziState.wins`` does)."""
+        return sc.may_win_with(hand, k, len(melds)) or any(m == "guan_sheng" for m, _ in melds)
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot, "ev": EVBot}
