@@ -12,9 +12,9 @@ and compared deal by deal with :func:`analytics.queries.compare`.
 The experiment id hashes (variant, A, B, games, seed, bots): running the same experiment again
 rewrites the same files, and ingest replaces their shards instead of adding rows.
 
-Which bots play (``--bots``, default ``auto``): the rule-aware bot (``rollout``, replay/rollout.py)
-for a variant where bench/duplicate.py measured it stronger than the heuristic bot
-(:data:`replay.rollout.STRONGER`), else the heuristic bot. Each record carries ``x_bots``; a deal
+Which bots play (``--bots``, default ``auto``): the rule-aware bot (``ev``, replay/evbot.py) for a
+variant where bench/duplicate.py measured it stronger than the heuristic bot
+(:data:`replay.bots.STRONGER`), else the heuristic bot. Each record carries ``x_bots``; a deal
 whose actions are the same under A and B differs only in its settlement, one whose actions differ
 was played differently (:func:`play_changes`; the Rule tuning page shows both).
 """
@@ -53,23 +53,28 @@ def experiment_id(variant: str, a: Mapping[str, Any], b: Mapping[str, Any], game
 
 
 def resolve_bots(variant: str, bots: str) -> tuple[str, str]:
-    """The bot kind ``bots`` names for ``variant`` (``auto``: ``rollout`` where it is measurably
-    stronger, :data:`replay.rollout.STRONGER`, else ``heuristic``) and why, in words.
+    """The bot kind ``bots`` names for ``variant`` (``auto``: the rule-aware bot that duplicate
+    matches measured stronger there, :data:`replay.bots.STRONGER`, else ``heuristic``) and why, in words.
 
     :raises ValueError: a kind the variant has no bot for.
     """
-    from replay.rollout import STRONGER
+    from replay.bots import STRONGER
     from replay.simulator import _bots
 
     if bots == "auto":
         if variant in STRONGER:
-            return "rollout", (f"rule-aware bot (rollout): {STRONGER[variant]} units a game over the heuristic "
-                               "bot in duplicate matches (bench/README.md)")
-        return "heuristic", ("heuristic bot: the rule-aware bot is not measurably stronger for this variant "
-                             "(bench/README.md); --bots rollout plays it anyway")
+            kind, gain = STRONGER[variant]
+            return kind, (f"{BOT_WORDS.get(kind, kind)}: {gain} units a game over the heuristic "
+                          "bot in duplicate matches (bench/README.md)")
+        return "heuristic", ("heuristic bot: the rule-aware bots are not measurably stronger for this variant "
+                             "(bench/README.md); --bots ev or --bots rollout plays one anyway")
     _bots(variant, bots)
-    return bots, {"rollout": "rule-aware bot (rollout), as asked", "heuristic": "heuristic bot, as asked",
-                  "random": "random legal bot, as asked"}.get(bots, f"{bots} bot, as asked")
+    return bots, f"{BOT_WORDS.get(bots, bots + ' bot')}, as asked"
+
+
+BOT_WORDS = {"ev": "rule-aware bot (ev: expected value of the waits)", "rollout": "rule-aware bot (rollout)",
+             "heuristic": "heuristic bot", "random": "random legal bot"}
+"""How ``paipu tune`` names each bot kind."""
 
 
 def tag(record: Any, experiment: str, arm: str, deal: int, bots: str = "heuristic") -> bytes:
@@ -166,7 +171,7 @@ def run(variant: str, a: str, b: str, games: int, seed: int, warehouse: Path, *,
     """Play, write, ingest and compare one experiment (see the module docstring).
 
     :param a: ruleset A as ``OPT=VAL[,…]`` (empty: the variant's defaults); same for ``b``.
-    :param bots: ``auto`` (:func:`resolve_bots`), ``rollout``, ``heuristic`` or ``random``.
+    :param bots: ``auto`` (:func:`resolve_bots`), ``ev``, ``rollout``, ``heuristic`` or ``random``.
     :param experiments: the folder of the experiments' JSON Lines (default: ``<warehouse>/_experiments``;
         ``paipu tune`` passes ``build/experiments``, which ``make demo``'s rebuild of the warehouse keeps).
     :param console: where the progress goes (None: no progress).
@@ -320,7 +325,8 @@ def tune_cmd(
                                      help="folder for the experiment's logs (outside build/demo, so `make demo`, "
                                           "which rebuilds the demo warehouse, leaves them)"),
     bots: str = typer.Option("auto", "--bots", help="auto (the rule-aware bot where it is measurably stronger, "
-                             "else heuristic), rollout (rule-aware), heuristic or random"),
+                             "else heuristic), ev (rule-aware: expected value of the waits), rollout "
+                             "(rule-aware: rollouts), heuristic or random"),
     workers: int = typer.Option(0, "--workers", help="processes (0 = all cores)"),
     as_json: Optional[Path] = typer.Option(None, "--json", help="also write the comparison as JSON here"),
 ) -> None:

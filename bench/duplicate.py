@@ -1,4 +1,5 @@
-"""Duplicate matches: the rule-aware bot (``rollout``, replay/rollout.py) against the heuristic bot.
+"""Duplicate matches: the rule-aware bot (``ev``, replay/evbot.py; ``rollout``, replay/rollout.py, on
+request) against the heuristic bot.
 
 Every deal is played ``n + 1`` times: once with the heuristic bot at every seat (the baseline), and
 once per seat ``r`` with the challenger at ``r`` and the heuristic bot at the others (the seats
@@ -44,6 +45,21 @@ def _deal(args: tuple) -> dict[str, Any]:
             "base_wins": int(base_win is not None), "steps": steps}
 
 
+def self_play_speed(variant: str, games: int, seed: int = 1, bot: str = "ev",
+                    rules: Mapping[str, Any] | None = None) -> float:
+    """Games a CPU second with ``bot`` at every seat (what ``paipu tune --bots`` costs), over
+    ``games`` games from deal 0, the expected-value bot's memo cleared first (cold, as a fresh
+    ``paipu tune`` worker starts)."""
+    from replay import evbot
+    from replay.simulator import simulate
+
+    evbot._MEMO.clear()
+    t0 = time.process_time()
+    for _ in simulate(variant, games, seed, bot, rules):
+        pass
+    return round(games / max(1e-9, time.process_time() - t0), 3)
+
+
 def interval(xs: list[float]) -> tuple[float, float, float]:
     """(mean, low, high) of ``xs`` with the normal 95% interval (± 1.96·sd/√n); (mean, nan, nan)
     below two values."""
@@ -57,13 +73,15 @@ def interval(xs: list[float]) -> tuple[float, float, float]:
 
 
 def match(variant: str, deals: int, seed: int = 1, rules: Mapping[str, Any] | None = None,
-          challenger: str = "rollout", workers: int = 1, start: int = 0) -> dict[str, Any]:
+          challenger: str = "ev", workers: int = 1, start: int = 0, speed_games: int = 20) -> dict[str, Any]:
     """A duplicate match of ``challenger`` against the heuristic bot on ``deals`` deals (deal
     indices ``start …``; two matches on consecutive ranges combine with :func:`combine`).
 
     :returns: ``{"variant", "deals", "units_per_game", "low", "high", "seat_units" (per seat),
         "win_rate" (challenger's games won by the challenger's seat), "zimo_share" (of those wins),
-        "games_per_s" (challenger games per CPU second, one challenger seat a game), "gains" (per deal)}``.
+        "games_per_s" (challenger games per CPU second, one challenger seat a game), "self_play_games_per_s"
+        (:func:`self_play_speed` on ``speed_games`` games, every seat the challenger; 0: not measured),
+        "gains" (per deal)}``.
     """
     jobs = [(variant, dict(rules or {}), seed, i, challenger) for i in range(start, start + deals)]
     if workers > 1:
@@ -71,7 +89,9 @@ def match(variant: str, deals: int, seed: int = 1, rules: Mapping[str, Any] | No
             rows = list(ex.map(_deal, jobs, chunksize=max(1, deals // (8 * workers))))
     else:
         rows = [_deal(j) for j in jobs]
-    return _summary(variant, rules, challenger, start, rows)
+    out = _summary(variant, rules, challenger, start, rows)
+    out["self_play_games_per_s"] = self_play_speed(variant, speed_games, seed, challenger, rules) if speed_games else 0
+    return out
 
 
 def _summary(variant: str, rules: Mapping[str, Any] | None, challenger: str, start: int,

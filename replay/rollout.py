@@ -46,13 +46,8 @@ from replay.record import Event
 
 _BY_KEY = attrgetter("key")
 
-STRONGER: dict[str, str] = {}
-"""Variants where the duplicate matches of bench/duplicate.py (``make bench``, bench/README.md)
-measured :class:`RolloutBot` stronger than the heuristic bot — an interval above zero once corrected
-for the eight variants tested (Bonferroni, 99.4%) — and fast enough for a default ``paipu tune``:
-the mean gain and interval in units a game. ``paipu tune --bots auto`` plays it there. Empty: guilin's
-+0.33 [+0.06, +0.60] (95%, 450 deals) is [−0.05, +0.71] corrected, and the bot plays ~0.6 games/s
-(a default 2,000-deal tune would take an hour, not minutes); docs/bots.md."""
+# Where it is measured stronger than the heuristic bot is said in replay.bots.STRONGER (nowhere, for
+# this bot: bench/README.md; the expected-value bot, replay/evbot.py, is its successor).
 
 
 class Unfinished(Exception):

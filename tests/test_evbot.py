@@ -18,6 +18,7 @@ from replay.simulator import _bots, simulate
 from test_rollout import _hidden_shuffle, _states
 
 EV_VARIANTS = ["guilin", "zipai", "yuanjiang_guihuzi", "sanjing_huapai", "wujing_huapai", "shuangbiegan_huapai"]
+OTHER = ["tongcheng_gezi", "shangdaren"]  # an ev bot, not measured stronger
 
 
 def _guilin_state(rules: dict | None = None):
@@ -93,7 +94,7 @@ def test_the_same_view_gives_the_same_choice(variant):
     assert one.stats["changed"] == two.stats["changed"]
 
 
-@pytest.mark.parametrize("variant", EV_VARIANTS)
+@pytest.mark.parametrize("variant", EV_VARIANTS + OTHER)
 def test_games_with_the_bot_are_valid_and_deterministic(variant):
     one = list(simulate(variant, 2, 4, "ev"))
     assert one == list(simulate(variant, 2, 4, "ev"))
@@ -118,5 +119,17 @@ def test_zimo_bonus_changes_how_the_ev_bot_plays():
 
 
 def test_every_bot_is_an_ev_bot():
-    for v in EV_VARIANTS:
+    for v in EV_VARIANTS + OTHER:
         assert issubclass(_bots(v, "ev"), EVBot)
+
+
+def test_stronger_lists_the_ev_bot_in_the_zipai_and_huapai_variants():
+    """replay.bots.STRONGER (what paipu tune --bots auto plays): the expected-value bot where the
+    duplicate matches measured it stronger (docs/bots.md) — the 字牌 and 花牌 variants, not 個子 or 上大人."""
+    from analytics.tune import resolve_bots
+    from replay.bots import STRONGER
+
+    assert sorted(STRONGER) == sorted(EV_VARIANTS)
+    for v in EV_VARIANTS:
+        assert resolve_bots(v, "auto")[0] == "ev" == STRONGER[v][0]
+    assert resolve_bots("tongcheng_gezi", "auto")[0] == resolve_bots("shangdaren", "auto")[0] == "heuristic"

@@ -236,15 +236,15 @@ def test_cli_refuses_a_pairing_across_seat_counts(tmp_path):
 
 
 def test_bots_auto_plays_the_rule_aware_bot_only_where_it_is_stronger(monkeypatch):
-    """``--bots auto``: heuristic unless replay.rollout.STRONGER lists the variant; the reason is said."""
-    from replay import rollout
+    """``--bots auto``: heuristic unless replay.bots.STRONGER lists the variant; the reason is said."""
+    from replay import bots
 
-    monkeypatch.setattr(rollout, "STRONGER", {})
+    monkeypatch.setattr(bots, "STRONGER", {})
     kind, why = tune.resolve_bots("guilin", "auto")
     assert kind == "heuristic" and "not measurably stronger" in why
-    monkeypatch.setattr(rollout, "STRONGER", {"guilin": "+0.40 [+0.05, +0.75]"})
+    monkeypatch.setattr(bots, "STRONGER", {"guilin": ("ev", "+0.40 [+0.05, +0.75]")})
     kind, why = tune.resolve_bots("guilin", "auto")
-    assert kind == "rollout" and "+0.40 [+0.05, +0.75]" in why
+    assert kind == "ev" and "+0.40 [+0.05, +0.75]" in why and "expected value" in why
     assert tune.resolve_bots("zipai", "auto")[0] == "heuristic"
     assert tune.resolve_bots("zipai", "random") == ("random", "random legal bot, as asked")
     with pytest.raises(ValueError, match="not known"):

@@ -29,7 +29,7 @@ st.caption("同一批牌局按规则 A 与规则 B 对比：每项指标给出�
 c, f = ui.games_page()
 
 
-BOT_NAMES = {"rollout": "规则感知机器人 rule-aware bot (rollout)", "heuristic": "启发式机器人 heuristic bot",
+BOT_NAMES = {"ev": "规则感知机器人 rule-aware bot (ev)", "rollout": "规则感知机器人 rule-aware bot (rollout)", "heuristic": "启发式机器人 heuristic bot",
              "random": "随机机器人 random bot"}
 
 
