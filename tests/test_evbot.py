@@ -133,3 +133,32 @@ def test_stronger_lists_the_ev_bot_in_the_zipai_and_huapai_variants():
     for v in EV_VARIANTS:
         assert resolve_bots(v, "auto")[0] == "ev" == STRONGER[v][0]
     assert resolve_bots("tongcheng_gezi", "auto")[0] == resolve_bots("shangdaren", "auto")[0] == "heuristic"
+
+
+@pytest.mark.parametrize("variant", EV_VARIANTS + OTHER)
+def test_the_shape_filter_never_drops_a_win_the_judge_accepts(variant):
+    """``may_win`` (the engine's cheap test) only saves judge calls: on the hands each discard
+    leaves in games the bot plays, the waits with it are those of the judge asked about every card;
+    and some of those hands are ready."""
+    from replay import evbot
+
+    bot = _bots(variant, "ev")(random.Random(1))
+    every = type("Every", (type(bot),), {"may_win": lambda self, *a: True})(random.Random(1))
+    spec = variants.get(variant)
+    hands, ready = 0, 0
+    for rec in simulate(variant, 8, 7, "ev"):
+        if hands >= 80:
+            break
+        state = spec.state(rec, make_ruleset(spec.id, spec.options, rec.rules))
+        for ev in rec.actions:
+            if state.phase is Phase.DISCARD and ev.act == "discard" and hands < 80:
+                hand = list(state.hands[ev.seat])
+                hand[state.deck.index(ev.card)] -= 1
+                evbot._MEMO.clear()
+                got = bot.gains(state, ev.seat, hand, state.melds[ev.seat])
+                evbot._MEMO.clear()
+                assert got == every.gains(state, ev.seat, hand, state.melds[ev.seat])
+                hands += 1
+                ready += bool(got)
+            state.apply(ev)
+    assert hands >= 30 and ready >= 1, (hands, ready)
