@@ -8,7 +8,8 @@ figure is printed, not raised (the regression guard is a human reading the ratio
 
 Sections (``--only``): ``replay`` (simulated corpora per implemented variant: decode and replay
 events/s and games/s per core), ``scorer`` (桂林 hands/s, cold and warm memo), ``ingest`` (games/s
-with 1 and 2 workers, peak memory, the 1M-game estimate), ``queries`` (p50/p95 of the dashboard
+with 1 and 2 workers, peak memory, the 1M-game estimate; games/s of 1, 2 and 4 ingests at once into
+one warehouse and of ``--engine dask``), ``queries`` (p50/p95 of the dashboard
 pages' and ``paipu report``'s queries on a synthetic warehouse of ``--warehouse-games`` games),
 ``duplicate`` (the rule-aware bot against the heuristic bot in duplicate matches, bench/duplicate.py:
 units a game with a 95% interval per variant, on ``--duplicate-deals`` deals).
@@ -140,6 +141,18 @@ def run_ingest(cfg: Config) -> dict[str, Any]:
         r = run_probe(inp, build / "tmp" / f"ingest-wh-{w}", w)
         r["loadavg_before"] = la
         out["runs"][f"w{w}"] = r
+    # issue 17: 1, 2 and 4 ingests at once into one warehouse (embedded catalog), and --engine dask
+    from bench.warehouse import time_dask, time_writers
+
+    out["writers"] = {}
+    for n in (1, 2, 4):
+        _say(f"ingest: {n} concurrent writer(s) of {cfg.ingest_games} games each")
+        out["writers"][f"n{n}"] = time_writers(inp, build, n)
+    _say(f"ingest: --engine dask, local cluster of {max(2, cfg.workers or cpus())} workers")
+    try:
+        out["dask"] = time_dask(inp, build, max(2, cfg.workers or cpus()))
+    except RuntimeError as e:  # e.g. the dask extra missing: said, not fatal
+        out["dask"] = {"error": str(e)[-500:]}
     w2 = out["runs"]["w2"]
     out["estimate_1M_guilin_minutes_2cores"] = {
         "wall": 1e6 / w2["games_per_s"] / 60 if w2["games_per_s"] else None,
@@ -213,6 +226,11 @@ def figures(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
         out[f"ingest.{w}.peak_rss_mb"] = {"value": r["peak_rss_mb"], "unit": "MB (tree, sampled)", "better": "lower",
                                           "x_yardstick": None}
         # not getrusage maxrss: inherited across exec from the bench process (bench/ingest_probe.py)
+    for n, r in ing.get("writers", {}).items():
+        rate(f"ingest.writers.{n}.games_per_s", r["games_per_s"], "games/s (wall, all writers)")
+    if ing.get("dask", {}).get("games_per_s"):
+        rate(f"ingest.dask.w{ing['dask']['workers']}.games_per_s", ing["dask"]["games_per_s"],
+             "games/s (wall, cluster start included)")
     est = ing.get("estimate_1M_guilin_minutes_2cores", {})
     for k in ("wall", "cpu"):  # an estimate: its ratio is that of the games/s it comes from
         if est.get(k) is not None:
@@ -362,7 +380,7 @@ def run(cfg: Config) -> dict[str, Any]:
                 _say(f"scorer: {cfg.hands} hands")
                 results["scorer"] = run_scorer(cfg)
             elif section == "ingest":
-                _say(f"ingest: {cfg.ingest_games} guilin games with 1 and 2 workers")
+                _say(f"ingest: {cfg.ingest_games} guilin games with 1 and 2 workers, 1/2/4 writers, dask")
                 results["ingest"] = run_ingest(cfg)
             elif section == "duplicate":
                 _say(f"duplicate: {cfg.duplicate_deals} deals per variant, rule-aware against heuristic")

@@ -1,13 +1,15 @@
 """A synthetic warehouse of many games and the latency of the queries people wait for.
 
-``ensure_warehouse(games)`` writes, once, a warehouse of ``games`` synthetic games with the
+``ensure_warehouse(games)`` writes, once, a DuckLake warehouse of ``games`` synthetic games with the
 columns of ``ingest.schema.TABLES`` (docs/warehouse.md) — ``games``, ``seats``, ``xing``,
 ``melds`` and ``rejects`` (``actions`` only when asked: no page or report query reads it) —
 partitioned like ingest writes it: ``<table>/variant=<id>/month=<YYYY-MM>/<20 hex>-0000.parquet``,
 one shard per table per synthetic input file of :data:`FILE_GAMES` games (about 11 MB of
 ``games``), zstd, pyarrow's row groups. Input file ``k`` of a variant holds games started in one
 month, the ``k % MONTHS``-th from :data:`FIRST_MONTH` (its rejects too), so a file never straddles
-two month folders: 1M games make 40 files per table in 28 variant × month folders.
+two month folders: 1M games make 40 files per table in 28 variant × month folders. Those files are
+written in the plain-Parquet layout, then converted by ``ingest.warehouse.migrate`` (``paipu
+migrate``) into DuckLake, so the queries read the lakehouse as the dashboard does.
 Rows are drawn with numpy and polars from a seed; ``record_json`` holds real simulated lines of
 the variant (cycled), so the audit page's ``SELECT *`` reads realistic bytes. The folder is cached
 under ``build/bench/`` keyed by games, seed, the months and a hash of the table schemas (a schema
@@ -70,7 +72,7 @@ def schema_hash() -> str:
 
 
 def warehouse_path(games: int, seed: int, actions: bool, build: Path = BUILD) -> Path:
-    return build / f"warehouse-{games}g-s{seed}{'-a' if actions else ''}-m{MONTHS}-{schema_hash()}"
+    return build / f"warehouse-{games}g-s{seed}{'-a' if actions else ''}-m{MONTHS}-dl-{schema_hash()}"
 
 
 def _split(games: int) -> dict[str, int]:
@@ -274,9 +276,14 @@ def ensure_warehouse(games: int = 1_000_000, seed: int = 1, *, corpora: dict[str
                 folder.mkdir(parents=True, exist_ok=True)
                 pq.write_table(_to_arrow(df, TABLES[table], df.height), folder / shard, compression="zstd")
                 rows[table] = rows.get(table, 0) + df.height
+    written = time.perf_counter() - t0
+    from ingest.warehouse import migrate
+
+    migrate(root)  # into DuckLake, as `paipu migrate` does: the queries read the lakehouse
     size = sum(p.stat().st_size for p in root.rglob("*.parquet"))
     info = {"games": games, "seed": seed, "rows": rows, "bytes": size, "seconds": round(time.perf_counter() - t0, 1),
-            "files": sum(1 for _ in root.rglob("*.parquet")), "schema": schema_hash()}
+            "write_seconds": round(written, 1), "migrate_seconds": round(time.perf_counter() - t0 - written, 1),
+            "files": sum(1 for _ in root.rglob("*.parquet")), "schema": schema_hash(), "format": "ducklake"}
     done.write_text(json.dumps(info))
     info["cached"] = False
     return root, info
@@ -359,3 +366,89 @@ def time_queries(root: Path, reps: int = 10, seed: int = 1) -> dict[str, Any]:
                                "p95_ms": round(percentile(ms, 0.95), 2), "max_ms": round(max(ms), 2)}
     con.close()
     return out
+
+
+# --- ingest throughput: concurrent writers and Dask (issue 17) ------------------------------------
+
+_WRITER = """
+import json, sys, time
+from ingest.run import ingest
+t0 = time.perf_counter()
+rep = ingest([sys.argv[1]], sys.argv[2], workers=1, progress=False, engine=sys.argv[3],
+             catalog=sys.argv[4] or None)
+tot = rep.total()
+print(json.dumps({"games": tot.valid + tot.invalid, "seconds": time.perf_counter() - t0,
+                  "commit_attempts": rep.commit_attempts}))
+"""
+
+
+def _writer_input(inp: Path, k: int, out: Path) -> Path:
+    """``inp`` with every ``game_id`` suffixed ``-w<k>``: writer ``k``'s own games (same bytes
+    otherwise, so every writer replays the same work and none of it is a duplicate)."""
+    dest = out / f"writer{k}-{inp.name}"
+    if not dest.exists():
+        out.mkdir(parents=True, exist_ok=True)
+        with open(inp, "rb") as src, open(dest, "wb") as f:
+            for line in src:
+                rec = json.loads(line)
+                rec["game_id"] = f"{rec['game_id']}-w{k}"
+                f.write(json.dumps(rec, ensure_ascii=False).encode() + b"\n")
+    return dest
+
+
+def time_writers(inp: Path, build: Path, writers: int, *, catalog: str | None = None) -> dict[str, Any]:
+    """``writers`` ingest processes started together into one new warehouse (the embedded catalog,
+    or ``catalog``), each with 1 worker and its own copy of ``inp`` (:func:`_writer_input`).
+
+    :returns: ``games`` (all writers), ``seconds`` (wall, first start to last exit, interpreter
+        start included), ``games_per_s`` (wall), each writer's own seconds and commit attempts.
+    """
+    import subprocess
+    import sys
+
+    from bench.common import ROOT
+
+    wh = build / "tmp" / f"writers-{writers}"
+    shutil.rmtree(wh, ignore_errors=True)
+    inputs = [_writer_input(inp, k, build / "ingest" / "writers") for k in range(writers)]
+    t0 = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(p), str(wh), "process", catalog or ""], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for p in inputs]
+    outs = []
+    for p in procs:
+        out, err = p.communicate(timeout=3600)
+        if p.returncode:
+            raise RuntimeError(f"writer failed ({p.returncode}): {err[-2000:]}")
+        outs.append(json.loads(out.strip().splitlines()[-1]))
+    seconds = time.perf_counter() - t0
+    shutil.rmtree(wh, ignore_errors=True)
+    games = sum(o["games"] for o in outs)
+    return {"writers": writers, "games": games, "seconds": round(seconds, 2), "games_per_s": games / seconds,
+            "writer_seconds": [round(o["seconds"], 2) for o in outs],
+            "commit_attempts": [o["commit_attempts"] for o in outs], "catalog": "postgres" if catalog else "sqlite"}
+
+
+def time_dask(inp: Path, build: Path, workers: int) -> dict[str, Any]:
+    """One ``--engine dask`` ingest of ``inp`` on a local cluster of ``workers`` processes (the
+    workers write the staged rows, :func:`ingest.run.stage_chunk`), in a fresh interpreter.
+
+    :returns: ``games``, ``seconds`` (wall, the cluster's start included), ``games_per_s``.
+    """
+    import subprocess
+    import sys
+
+    from bench.common import ROOT
+
+    wh = build / "tmp" / "dask-wh"
+    shutil.rmtree(wh, ignore_errors=True)
+    code = _WRITER.replace("workers=1", f"workers={int(workers)}")
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, "-c", code, str(inp), str(wh), "dask", ""], cwd=ROOT, capture_output=True,
+                       text=True, timeout=3600)
+    seconds = time.perf_counter() - t0
+    shutil.rmtree(wh, ignore_errors=True)
+    if p.returncode:
+        raise RuntimeError(f"dask ingest failed ({p.returncode}): {p.stderr[-2000:]}")
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    return {"workers": workers, "games": out["games"], "seconds": round(seconds, 2),
+            "games_per_s": out["games"] / seconds, "ingest_seconds": round(out["seconds"], 2)}

@@ -1,9 +1,11 @@
 """``ingest()``: input files → replayed in a process pool (or on Dask) → the Parquet warehouse.
 
 The main process reads the files (``ingest.reader``), cuts each file's lines into chunks and
-sends them to worker processes (``ingest.rows.process_chunk``); results come back in order, are
-screened for duplicates (``ingest.dedupe``), buffered per file and written by
-``ingest.warehouse`` (staged, then moved into place when the file is done). Every input line is
+sends them to worker processes (``ingest.rows.process_chunk``); results come back in order and are
+staged per file as Parquet in the run's staging folder — by the main process for the process pool,
+by the workers themselves on Dask (:func:`stage_chunk`: only counts and file names come back) —
+then one transaction screens them for duplicates (``ingest.dedupe``) and commits them
+(``ingest.warehouse``). Every input line is
 counted exactly once: per file and in total, ``read = valid + invalid + rejected + duplicate``
 and ``lines = read + blank``.
 """
@@ -128,16 +130,61 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     return process_pool(workers)  # clean workers, not forks of a process running a progress thread
 
 
+DASK_LOST_SECONDS = float(os.environ.get("PAIPU_DASK_LOST_SECONDS", "60"))
+"""How long a ``--engine dask`` run waits with no worker left on the cluster before it fails
+(``PAIPU_DASK_LOST_SECONDS``): the scheduler would otherwise keep its tasks forever."""
+
+
+class DaskWorkersLost(RuntimeError):
+    """Every Dask worker of the run is gone (or a chunk killed every worker it was given): nothing
+    of the run was committed."""
+
+
+@dataclass
+class StagedChunk:
+    """What a Dask worker sends back for one chunk (:func:`stage_chunk`): the Parquet parts it
+    wrote into the run's staging folder, per table, and the line counts — no rows."""
+
+    file_index: int
+    chunk_index: int
+    parts: dict[str, str]
+    counts: Counts
+
+
+def stage_chunk(file_index: int, chunk_index: int, lines: list[Line], ingested_at: datetime,
+                pseudonym_salt: bytes | None, staging: str) -> StagedChunk:
+    """Run on a Dask worker: :func:`~ingest.rows.process_chunk`, then each of its tables written as
+    one Parquet part ``<staging>/f<file>.c<chunk>.<table>.parquet`` (zstd; through a temporary name
+    and ``os.replace``, so a worker killed mid-write leaves no part, and a chunk the scheduler
+    runs again after a worker died rewrites the same name). ``staging`` must be reachable by the
+    worker: the warehouse folder on shared storage for a cluster of several machines."""
+    import pyarrow.parquet as pq
+
+    res = process_chunk(file_index, chunk_index, lines, ingested_at, pseudonym_salt)
+    parts = {}
+    for table, t in res.tables.items():
+        if t.num_rows == 0:
+            continue
+        dest = Path(staging) / f"f{file_index:06d}.c{chunk_index:06d}.{table}.parquet"
+        tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+        pq.write_table(t, tmp, compression="zstd")
+        os.replace(tmp, dest)
+        parts[table] = str(dest)
+    return StagedChunk(file_index, chunk_index, parts, res.counts)
+
+
 class _Dask:
     """A Dask ``Client`` (on ``scheduler`` or a local cluster of ``workers`` processes) behind the
-    executor calls :func:`ingest` uses (``submit`` → a future with ``result()``, ``shutdown``)."""
+    executor calls :func:`ingest` uses (``submit``, ``result``, ``shutdown``). Its tasks are
+    :func:`stage_chunk`: the workers write the rows, only counts and file names come back."""
 
-    def __init__(self, workers: int, scheduler: str | None) -> None:
+    def __init__(self, workers: int, scheduler: str | None, lost_seconds: float = DASK_LOST_SECONDS) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
             raise RuntimeError("--engine dask needs the `dask` extra: pip install 'paipu[dask]'") from None
         self.cluster = None
+        self.lost_seconds = lost_seconds
         if scheduler:
             self.client = Client(scheduler)
         else:
@@ -148,6 +195,32 @@ class _Dask:
 
     def submit(self, fn: Any, *args: Any) -> Any:
         return self.client.submit(fn, *args, pure=False)
+
+    def result(self, fut: Any) -> Any:
+        """``fut``'s result; waits while at least one worker is alive.
+
+        :raises DaskWorkersLost: no worker for :attr:`lost_seconds` (the scheduler would wait for one
+            forever), or the chunk's task killed every worker it ran on (``KilledWorker``).
+        """
+        from distributed import KilledWorker
+
+        alone_since = None
+        while True:
+            try:
+                return fut.result(timeout=1)
+            except KilledWorker as e:
+                raise DaskWorkersLost(f"the Dask workers running a chunk died ({e}); nothing of this run was "
+                                      f"committed: run it again") from None
+            except TimeoutError:
+                pass
+            if self.client.nthreads():
+                alone_since = None
+            elif alone_since is None:
+                alone_since = time.monotonic()
+            elif time.monotonic() - alone_since >= self.lost_seconds:
+                raise DaskWorkersLost(f"every Dask worker of the cluster is gone (died or was killed) and none came "
+                                      f"back for {self.lost_seconds:.0f} s; nothing of this run was committed: "
+                                      f"run it again once workers are up")
 
     def shutdown(self, cancel_futures: bool = False) -> None:
         self.client.close()
@@ -189,6 +262,8 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
     :raises ValueError: an unknown engine, or a salt shorter than 16 bytes.
     :raises ingest.warehouse.WarehouseBusy: the catalog stayed locked, or the commit kept conflicting.
     :raises ingest.warehouse.WarehouseMismatch: the warehouse holds rows of another pseudonymization.
+    :raises DaskWorkersLost: ``engine="dask"`` and no worker left for :data:`DASK_LOST_SECONDS`
+        (nothing of the run is committed; the next run marks it interrupted).
     """
     from replay import ENGINE_VERSION
 
@@ -251,13 +326,18 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
         else:
             pool = _pool(workers) if workers > 1 and total_bytes >= min_pool_bytes else None
             report.workers = workers if pool is not None else 1
+        result = pool.result if engine == "dask" else (lambda fut: fut.result())
         pending: deque[tuple[Any, int]] = deque()  # (task, input bytes read once its chunk was cut)
         window = 2 * report.workers
         running = Counts()
 
-        def handle(res: ChunkResult, pos: int) -> None:
+        def handle(res: ChunkResult | StagedChunk, pos: int) -> None:
             st = states[res.file_index]
-            st.stage.add(res.tables)
+            if isinstance(res, StagedChunk):  # a Dask worker wrote the rows
+                for table, part in res.parts.items():
+                    st.stage.add_files(table, [Path(part)])
+            else:
+                st.stage.add(res.tables)
             st.counts.add(res.counts)
             running.add(res.counts)
             st.done += 1
@@ -271,10 +351,14 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
             if pool is None:
                 handle(process_chunk(fi, ci, lines, started, salt), pos)
                 return
-            pending.append((pool.submit(process_chunk, fi, ci, lines, started, salt), pos))
+            if engine == "dask":
+                fut = pool.submit(stage_chunk, fi, ci, lines, started, salt, str(wh.staging))
+            else:
+                fut = pool.submit(process_chunk, fi, ci, lines, started, salt)
+            pending.append((fut, pos))
             while len(pending) > window:  # bounded: memory stays flat on big inputs
                 fut, at = pending.popleft()
-                handle(fut.result(), at)
+                handle(result(fut), at)
 
         try:
             for fi, path in enumerate(inputs):
@@ -295,7 +379,7 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
                 states[fi].read_done = True
             while pending:
                 fut, at = pending.popleft()
-                handle(fut.result(), at)
+                handle(result(fut), at)
             bar.update(task, completed=total_bytes or 1)
         finally:
             if pool is not None:
