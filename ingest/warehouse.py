@@ -16,7 +16,9 @@ One transaction per ingest run (:meth:`Warehouse.transaction`): a reader sees ev
 or none; ``kill -9`` at any moment leaves the last committed snapshot. Every commit also updates
 the one row of ``_writer``: two runs committing at once conflict there, and the later one screens
 its duplicates again against what the first one committed and retries (``ingest.run``), so
-concurrent ingests never store a game twice.
+concurrent ingests never store a game twice. Into the embedded catalog the writes of concurrent
+processes take turns instead (:func:`commit_turn`: SQLite refuses a second writer at once rather
+than waiting), and the catalog is in WAL mode so that readers never delay a commit.
 """
 
 from __future__ import annotations
