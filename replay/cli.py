@@ -216,8 +216,8 @@ def simulate_cmd(
     out: Path = typer.Option(..., "--out", help="output .jsonl"),
     games: int = typer.Option(100, "--games", min=1),
     seed: int = typer.Option(1, "--seed"),
-    bots: str = typer.Option("heuristic", "--bots", help="heuristic, random or rollout (the rule-aware bot, "
-                             "docs/bots.md); or one per seat, comma-separated"),
+    bots: str = typer.Option("heuristic", "--bots", help="heuristic, random, ev or rollout (ev and rollout: the rule-aware "
+                             "bots, docs/bots.md); or one per seat, comma-separated"),
     rules: str = typer.Option("", "--rules", help="rule options OPT=VAL[,OPT=VAL…]"),
     deals: Optional[Path] = typer.Option(None, "--deals", help="play out recorded deals instead of shuffling (--games is "
                                          "then ignored): JSON Lines of {deal_id, dealer, hands, wall} as in "
