@@ -40,8 +40,8 @@ _ZIPAI_GROUPS = {  # docs/rules/guilin.md §Winning shape and 胡 (大 / 小)
     "zero_triple": "胡牌成三张 0 (胡牌不算胡息)",
 }
 _ZIPAI_TERMS = {
-    "tuo": "舵 = 1 + ⌊(胡 − 10) / 逢几进一⌋", "tianhu": "天胡 ×2 舵", "dihu": "地胡 ×2 舵",
-    "sanlong_wukan": "三笼五坎 ×2 舵", "haidi": "海底胡 ×2", "zimo": "自摸 +1 舵 (或 ×2)", "xing": "醒 每张 +1 舵",
+    "tuo": "舵 = 1 + ⌊(胡 − 10) / {tuo_step}⌋ (逢{tuo_step}进1)", "tianhu": "天胡 ×2 舵", "dihu": "地胡 ×2 舵",
+    "sanlong_wukan": "三笼五坎 ×2 舵", "haidi": "海底胡 ×2", "zimo": "自摸 +1 舵 (zimo_bonus = plus1)", "xing": "醒 每张 +1 舵",
     "hu_fen": "胡分 = 舵 × 倍数", "xing_fen": "醒分 = 醒",
 }
 
@@ -62,38 +62,39 @@ _YUANJIANG = {
         "dan": "单张 0 息",
     }, "003 §息数和算分; docs/rules/yuanjiang_guihuzi.md §息 and the score"),
     "terms": _cite({
-        "xi": "5 硬息 (或大胡之息)", "kan": "坎 +5", "wai": "歪 +5", "liu": "溜 +5", "piao": "飘 +5",
-        "dan_wai": "单歪 +5", "nei_yuan": "内圆 ×4", "wai_yuan": "外圆 ×2", "haidi": "海底 ×4", "baoting": "报听 ×4",
-        "cap": "封顶: 最多 xi_cap 息 (decision 15)",
+        "xi": "5 硬息 (或大胡之息, dahu_combine = {dahu_combine})", "kan": "坎 +5", "wai": "歪 +5", "liu": "溜 +5",
+        "piao": "飘 +{piao_bonus}",
+        "dan_wai": "单歪 +5", "nei_yuan": "内圆 ×4 (yuan_stack = {yuan_stack})", "wai_yuan": "外圆 ×2 (yuan_stack = {yuan_stack})", "haidi": "海底 ×4", "baoting": "报听 ×4",
+        "cap": "封顶: 最多 {xi_cap} 息 (xi_cap, decision 15)",
     }, "003 §息数和算分; docs/rules/yuanjiang_guihuzi.md §息 and the score"),
 }
 _GEZI = {
     "groups": _cite({
-        "kan": "坎 红 2 / 黑 1 + 牌的個子", "peng": "碰 as 坎: 红 2 / 黑 1 + 牌的個子", "zhao": "招 红 4 / 黑 2 + 牌的個子",
+        "kan": "坎 红 2 / 黑 1 + 牌的個子", "peng": "碰 as 坎: 红 2 / 黑 1 + 牌的個子 (peng_gezi = kan)", "zhao": "招 红 4 / 黑 2 + 牌的個子",
         "guan_sheng": "觀生 红 4 / 黑 2 + 牌的個子", "hua": "滑 红 8 / 黑 3 + 牌的個子",
         "ju": "句: 全红 (上大人, 可知禮) 1, 其他 0 + 牌的個子", "ban_ju": "半句 0 + 牌的個子", "dui": "對 0 + 牌的個子",
     }, "000 §計胡規則; docs/rules/tongcheng_gezi.md §句, 半句 and 個子"),
     "terms": _cite({"fen": "分 = ⌊個子 / 7⌋", "bei": "特殊牌型倍数 (一手黑 ×3, 一手紅 ×10, 十對 ×2)",
-                    "zimo": "自摸 ×3 (zimo_pay = triple)"},
+                    "zimo": "自摸 ×3 (zimo_pay = {zimo_pay})"},
                    "000 §計分規則; docs/rules/tongcheng_gezi.md §Settlement"),
 }
 _HUAPAI = {
     "groups": _cite({
         "kan": "坎 红 2 / 黑 1; 精坎 5 + 花", "zha": "扎 红 4 / 黑 2; 精扎 2 × (5 + 花)", "fan": "泛 红 8 / 黑 4; 精泛 4 × (5 + 花)",
-        "ju": "句: 上大人, 可知禮 1, 其他 0; 句中精 素 +1 花 +2", "dui": "對 as 坎 (dui_hu)", "zhao": "招 as 扎",
-        "kai_fan": "開泛 as 泛", "tingtou": "聽頭 0",
+        "ju": "句: 上大人, 可知禮 1, 其他 0; 句中精 素 +1 花 +2", "dui": "對 as 坎 (dui_hu = kan)", "zhao": "招 as 扎",
+        "kai_fan": "開泛 as 泛", "tingtou": "聽頭 0 (tingtou_jing = zero)",
     }, "002 §3; docs/rules/huapai.md §Winning shape and 胡"),
     "terms": _cite({"qi": "起 1 分 (17 胡)", "jin": "進: 每 5 胡 +1 分"}, "002 §5; docs/rules/huapai.md §Settlement"),
 }
 _SHANGDAREN = {
     "groups": _cite({
-        "kan": "坎 红 4 / 黑 2, 精 10", "dui": "對 红 4 / 黑 2, 精 10", "mao": "毛 红 8 / 黑 4, 精 20",
-        "kai_mao": "開毛 红 8 / 黑 4, 精 20", "ju": "句: 有精 1, 其他 0", "chi": "吃 (句): 有精 1, 其他 0",
-        "ting_tou": "聽頭 0",
-    }, "002 §上大人 3; docs/rules/shangdaren.md §Winning shape and 胡"),
+        "kan": "坎 红 4 / 黑 2, 精 10 (hu_scale = by_copies)", "dui": "對 红 4 / 黑 2, 精 10 (hu_scale = by_copies)",
+        "mao": "毛 红 8 / 黑 4, 精 20 (hu_scale = by_copies)", "kai_mao": "開毛 红 8 / 黑 4, 精 20 (hu_scale = by_copies)",
+        "ju": "句: 有精 1, 其他 0", "chi": "吃 (句): 有精 1, 其他 0", "ting_tou": "聽頭 0 (ting_tou_jing = 0)",
+    }, "derived from 002 §三精花牌 3; docs/rules/shangdaren.md §Winning shape and 胡"),
     "terms": _cite({"pihu": "屁胡 2 分", "taihu": "台胡 6 分", "taihu_fan": "台胡翻 12 分", "qinghu": "清胡 4 分",
                     "qing_taihu": "清台胡 8 分", "kuhu": "枯胡 12 分", "kuhu_21": "枯胡 (21 胡) 24 分",
-                    "heihu": "黑胡 14 分", "pengpeng": "碰碰胡 +2 分"},
+                    "heihu": "黑胡 14 分", "pengpeng": "碰碰胡 +2 分 (pengpeng_scope = {pengpeng_scope})"},
                    "002 §上大人 2–3; docs/rules/shangdaren.md §Hand classes and 分"),
 }
 
@@ -101,7 +102,55 @@ RULE_LINES: dict[str, dict[str, dict[str, str]]] = {
     "guilin": _GUILIN, "zipai": _ZIPAI, "yuanjiang_guihuzi": _YUANJIANG, "tongcheng_gezi": _GEZI,
     "sanjing_huapai": _HUAPAI, "wujing_huapai": _HUAPAI, "shuangbiegan_huapai": _HUAPAI, "shangdaren": _SHANGDAREN,
 }
-"""variant -> {"groups": {group kind: rule line}, "terms": {breakdown term: rule line}}."""
+"""variant -> {"groups": {group kind: rule line}, "terms": {breakdown term: rule line}}, as written for
+the variant's default options; ``{option}`` in a line is the game's value (:func:`rule_lines`)."""
+
+OPTION_LINES: dict[str, list[tuple[dict[str, Any], dict[str, dict[str, str]]]]] = {
+    # (when the game's rules hold all of these values, these lines replace the default ones)
+    "guilin": [({"zimo_bonus": "double"}, {"terms": {"zimo": "自摸 ×2 (zimo_bonus = double)"}})],
+    "zipai": [({"zimo_bonus": "double"}, {"terms": {"zimo": "自摸 ×2 (zimo_bonus = double)"}})],
+    "tongcheng_gezi": [
+        ({"peng_gezi": "low"}, {"groups": {"peng": "碰 红 1 / 黑 0 + 牌的個子 (peng_gezi = low)"}}),
+        ({"players": 3, "gezi_per_fen_3p": 9}, {"terms": {"fen": "分 = ⌊個子 / 9⌋ (3 人, gezi_per_fen_3p = 9)"}}),
+    ],
+    **{v: [({"dui_hu": "half"}, {"groups": {"dui": "對 as half a 坎, after 主精 doubling (dui_hu = half)"}}),
+           ({"tingtou_jing": "count"}, {"groups": {"tingtou": "聽頭: 精 as in a 句, 素 +1 花 +2 (tingtou_jing = count)"}})]
+       for v in ("sanjing_huapai", "wujing_huapai", "shuangbiegan_huapai")},
+    "shangdaren": [
+        ({"hu_scale": "face"}, {"groups": {
+            "kan": "坎 红 2 / 黑 1, 精 5 (hu_scale = face)", "dui": "對 红 2 / 黑 1, 精 5 (hu_scale = face)",
+            "mao": "毛 红 4 / 黑 2, 精 10 (hu_scale = face)", "kai_mao": "開毛 红 4 / 黑 2, 精 10 (hu_scale = face)"}}),
+        ({"hu_scale": "flat"}, {"groups": {
+            "kan": "坎 3 (红黑同), 精坎 12 (hu_scale = flat)", "dui": "對 2 (红黑同), 精坎 12 (hu_scale = flat)",
+            "mao": "毛 6 (普招), 精招 16 (hu_scale = flat)", "kai_mao": "開毛 6 (普招), 精招 16 (hu_scale = flat)"}}),
+        ({"ting_tou_jing": 8}, {"groups": {"ting_tou": "聽頭 0; 金對 (一對精) 8 (ting_tou_jing = 8)"}}),
+    ],
+}
+"""Per variant, the rule lines that a non-default option value changes (docs/rules/<variant>.md, the
+option's table row): ``[(values, {"groups"/"terms": {kind: line}})]``, applied in order."""
+
+
+def rule_lines(variant: str, rules: Any) -> dict[str, dict[str, str]]:
+    """The rule line of each group kind and breakdown term of ``variant`` under the game's options
+    ``rules`` (a mapping of option → value, every option present: the ruleset's values): the lines
+    of :data:`RULE_LINES`, those of :data:`OPTION_LINES` whose values the game holds put over them, and
+    each ``{option}`` written as the game's value. ``{"groups": {}, "terms": {}}`` for a variant
+    without lines. Source: each line cites its seed section and docs/rules page."""
+    base = RULE_LINES.get(variant, {"groups": {}, "terms": {}})
+    out = {part: dict(base.get(part, {})) for part in ("groups", "terms")}
+    values = dict(rules or {})
+    for want, lines in OPTION_LINES.get(variant, []):
+        if all(values.get(k) == v for k, v in want.items()):
+            for part, by_kind in lines.items():
+                src = {k: base[part][k].rsplit(" (", 1)[-1] for k in by_kind if k in base[part]}
+                out[part].update({k: f"{line} ({src[k]}" if k in src else line for k, line in by_kind.items()})
+
+    class _Keep(dict):  # an option the game does not name stays as written
+        def __missing__(self, key: str) -> str:
+            return "{" + key + "}"
+
+    fill = _Keep(values)
+    return {part: {k: line.format_map(fill) for k, line in by_kind.items()} for part, by_kind in out.items()}
 
 FORMULAS: dict[str, dict[str, Any]] = {
     # units = (sum of the "add" terms) × (product of the "mul" terms); a term in neither is added
@@ -229,7 +278,7 @@ def explain_outcome(out: ReplayOutcome) -> dict[str, Any] | None:
     if isinstance(claimed, dict) and "from_" in claimed:
         claimed["from"] = claimed.pop("from_")
     computed = out.verdict.computed
-    lines = RULE_LINES.get(rec.variant, {"groups": {}, "terms": {}})
+    lines = rule_lines(rec.variant, ruleset.values)
     step = _hu_step(out)
     seat = rec.actions[step].seat if step is not None else None
     win, reason, rule, path, groups, points, best = None, None, None, [], [], None, None

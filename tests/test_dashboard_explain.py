@@ -135,3 +135,34 @@ def test_worked_sums_follow_each_variants_formula():
     assert worked_units("tongcheng_gezi", {"fen": 2, "bei": 3, "zimo": 3})["total"] == 18
     assert worked_units("shangdaren", {"pihu": 2, "pengpeng": 2})["total"] == 4
     assert worked_units("guilin", None) is None
+
+
+def test_rule_lines_follow_the_games_options():
+    """A rule line says the rule the game was played under, not the default (auditor's report,
+    session 6): the 舵 step, the 自摸 bonus, 上大人's hu_scale, 通城's 3-seat 分."""
+    from replay.explain import rule_lines
+
+    g = rule_lines("guilin", {"tuo_step": 3, "zimo_bonus": "double"})
+    assert g["terms"]["tuo"].startswith("舵 = 1 + ⌊(胡 − 10) / 3⌋ (逢3进1) (001")
+    assert g["terms"]["zimo"].startswith("自摸 ×2 (zimo_bonus = double) (001")
+    d = rule_lines("guilin", {"tuo_step": 5, "zimo_bonus": "plus1"})
+    assert d["terms"]["tuo"].startswith("舵 = 1 + ⌊(胡 − 10) / 5⌋ (逢5进1)")
+    assert d["terms"]["zimo"].startswith("自摸 +1 舵 (zimo_bonus = plus1)")
+    assert rule_lines("yuanjiang_guihuzi", {"piao_bonus": 0})["terms"]["piao"].startswith("飘 +0 (003")
+    assert rule_lines("nonesuch", {}) == {"groups": {}, "terms": {}}
+
+
+def test_explanation_quotes_the_non_default_rule_lines():
+    """tests/data/explain-options.jsonl: 上大人 under hu_scale=flat (坎 3 in hand, 對 2 on the table:
+    docs/rules/shangdaren.md §Winning shape) and 通城 at 3 seats with gezi_per_fen_3p=9, each with
+    its claimed units one more than the engine's. Every group's rule line gives the value the engine
+    scored it at."""
+    lines = (ROOT / "tests" / "data" / "explain-options.jsonl").read_bytes().splitlines()
+    flat, low = (explain(x) for x in lines)
+    assert flat is not None and flat["variant"] == "shangdaren"
+    by_kind = {(g["kind"], g["points"]): g["rule"] for g in flat["groups"]}
+    assert by_kind[("kan", 3)].startswith("坎 3 (红黑同), 精坎 12 (hu_scale = flat) (derived from 002 §三精花牌 3")
+    assert by_kind[("dui", 2)].startswith("對 2 (红黑同), 精坎 12 (hu_scale = flat)")
+    assert low is not None and low["variant"] == "tongcheng_gezi"
+    fen = next(t for t in low["terms"] if t["term"] == "breakdown.fen")
+    assert fen["rule"].startswith("分 = ⌊個子 / 9⌋ (3 人, gezi_per_fen_3p = 9) (000 §計分規則")
