@@ -68,7 +68,8 @@ def resolve_bots(variant: str, bots: str) -> tuple[str, str]:
                           "bot in duplicate matches (bench/README.md)")
         return "heuristic", ("heuristic bot: the rule-aware bots are not measurably stronger for this variant "
                              "(bench/README.md); --bots ev or --bots rollout plays one anyway")
-    _bots(variant, bots)
+    for kind in bots.split(","):  # one kind for every seat or one a seat (the seat count: simulate)
+        _bots(variant, kind)
     return bots, f"{BOT_WORDS.get(bots, bots + ' bot')}, as asked"
 
 

@@ -235,10 +235,10 @@ def simulate_cmd(
     except ValueError as e:
         typer.echo(f"paipu simulate: --rules: {e}", err=True)
         raise typer.Exit(2)
-    from replay.simulator import _bots, simulate
+    from replay.simulator import seat_bots, simulate
 
     try:
-        _bots(variant, bots)
+        seat_bots(variant, bots, overrides)
     except ValueError as e:
         typer.echo(f"paipu simulate: --bots: {e}", err=True)
         raise typer.Exit(2)

@@ -40,6 +40,21 @@ def _bots(variant: str, name: str):
     return table[name]
 
 
+def seat_bots(variant: str, bots: str, rules: Mapping[str, Any] | None = None) -> list[type]:
+    """The bot class of every seat: ``bots`` is one kind for every seat or one a seat,
+    comma-separated (``heuristic,ev,heuristic``); the seat count is the variant's, or its
+    ``players`` option in ``rules``.
+
+    :raises ValueError: an unknown kind (naming it and the known ones), or a list whose length is not
+        the number of seats."""
+    spec = variants.get(variant)
+    n = int(dict(rules or {}).get("players", spec.players[0]))  # a variant with several seat counts has a `players` option
+    kinds = bots.split(",") if "," in bots else [bots] * n
+    if len(kinds) != n:
+        raise ValueError(f"bots {bots!r} names {len(kinds)} seats; {variant} plays {n} here")
+    return [_bots(variant, k) for k in kinds]
+
+
 def deal_cards(spec: variants.VariantSpec, n: int, dealer: int, rng: random.Random) -> Deal:
     """Shuffle the variant's deck with ``rng`` and deal (dealer first gets the extra card)."""
     cards = spec.deck.all_cards()
@@ -88,11 +103,8 @@ def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules
     if not spec.implemented:
         raise ValueError(f"variant {variant!r} is not implemented yet")
     rules = dict(rules or {})
-    n = int(rules.get("players", spec.players[0]))  # a variant with several seat counts has a `players` option
-    kinds = bots.split(",") if "," in bots else [bots] * n
-    if len(kinds) != n:
-        raise ValueError(f"bots {bots!r} names {len(kinds)} seats; {variant} plays {n} here")
-    bot_cls = [_bots(variant, k) for k in kinds]
+    n = int(rules.get("players", spec.players[0]))
+    bot_cls = seat_bots(variant, bots, rules)
     ruleset = make_ruleset(spec.id, spec.options, rules)
     rid = variant if ruleset.id.endswith("-default") else ruleset.id  # game ids unique across rulesets
     # ... and across bot kinds (spec §2: unique across all files); heuristic ids keep their old form

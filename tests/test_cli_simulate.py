@@ -36,3 +36,21 @@ def test_a_terminal_gets_a_bar_with_rate_and_eta():
     shown = buf.getvalue()
     assert "simulate guilin" in shown and "10 games" in shown and "/s" in shown and "ETA" in shown
     assert "100%" in shown
+
+
+def test_simulate_takes_one_bot_a_seat(tmp_path):
+    """`--bots heuristic,random,heuristic` plays seat 1 with the random bot (auditor's finding: the
+    command refused the list it advertises); a list of the wrong length or an unknown kind is a
+    usage error naming it."""
+    import json
+
+    out = tmp_path / "mix.jsonl"
+    args = ["simulate", "--variant", "sanjing_huapai", "--games", "2", "--workers", "1", "--out", str(out)]
+    r = CliRunner().invoke(app, [*args, "--bots", "heuristic,random,heuristic"])
+    assert r.exit_code == 0, r.output
+    ids = [json.loads(x)["game_id"] for x in out.read_text().splitlines()]
+    assert len(ids) == 2 and all("heuristic+random+heuristic" in g for g in ids), ids
+    r = CliRunner().invoke(app, [*args, "--bots", "heuristic,random"])
+    assert r.exit_code == 2 and "names 2 seats; sanjing_huapai plays 3" in r.stderr
+    r = CliRunner().invoke(app, [*args, "--bots", "heuristic,nope,heuristic"])
+    assert r.exit_code == 2 and "'nope' not known for sanjing_huapai" in r.stderr
