@@ -7,9 +7,10 @@ then one concealed card is taken out as the winning card (own flip, another seat
 discard, or none as at 天胡); the other half are the same hands with one loose card swapped
 for another kind, which mostly breaks the shape. Every hand respects four copies per kind.
 
-Cache policy of the timer: **cold** clears the scorer's memo (``_best.cache_clear()`` and any
-other ``lru_cache`` of the module) before one pass over the corpus; **warm** is a second pass
-right after, with the memo as the cold pass left it. The checksum of the answers (points and
+Cache policy of the timer: **cold** clears every cache of the scorer module before one pass over
+the corpus (each ``lru_cache`` and the shared table groups of melds, ``_MELDS``, with their 胡;
+since issue 18 the search keeps no memo); **warm** is a second pass right after, with the caches
+as the cold pass left them. The checksum of the answers (points and
 group kinds of every hand) shows that a faster scorer still gives the same answers.
 """
 
@@ -139,7 +140,8 @@ def build_hands(n: int, seed: int = 1) -> list[Hand]:
 
 
 def clear_scorer_caches() -> int:
-    """Clear every ``lru_cache`` of the guilin scoring module (``_best`` first). Returns how many."""
+    """Clear every cache of the guilin scoring module: each ``lru_cache`` and the meld caches
+    (``_MELDS``, ``_CHI_POINTS``). Returns how many were cleared."""
     from replay.variants.guilin import scoring
 
     n = 0
@@ -147,6 +149,9 @@ def clear_scorer_caches() -> int:
         if callable(getattr(obj, "cache_clear", None)):
             obj.cache_clear()
             n += 1
+    for name in ("_MELDS", "_CHI_POINTS"):
+        getattr(scoring, name).clear()
+        n += 1
     return n
 
 

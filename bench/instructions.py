@@ -1,4 +1,4 @@
-"""Instructions per game, counted by callgrind: ``python -m bench.instructions VARIANT [sim|replay] [N]``.
+"""Instructions per game (or hand), counted by callgrind: ``python -m bench.instructions VARIANT [sim|replay|scorer] [N]``.
 
 CPU seconds on this VM wander by up to half between runs; instruction counts do not (the same
 code, input and hash seed give the same count within ~1%, whatever else the machine runs), so
@@ -6,7 +6,10 @@ before/after comparisons of an engine change use this. ``replay`` decodes and re
 (default 50) simulated with random bots; ``sim`` simulates N games (default 30). Each count is
 that of a run with N games minus that of a run with none (imports, tables and a 3-game warm-up
 in both; the games to replay are simulated beforehand in another process and read from
-``build/bench/instructions/`` in both, so no memo is warm with them), divided by N. Needs
+``build/bench/instructions/`` in both, so no memo is warm with them), divided by N. ``scorer``
+(guilin only) scores N hands of the bench's fixed corpus (``bench.hands``, seed 1; default 2,000)
+with ``best_split``, cold (every memo of the scorer cleared first), then the same hands again
+warm, and gives instructions a hand of each pass (the corpus is built in both runs). Needs
 valgrind (``apt-get install valgrind``); ~1-2 minutes a count.
 """
 
@@ -19,6 +22,19 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+
+def _scorer_work(n: int, passes: int) -> None:
+    from bench.hands import build_hands, clear_scorer_caches
+    from replay.variants.guilin.scoring import best_split
+
+    hands = build_hands(n or 1)[:n]
+    for h in build_hands(50, 99):  # warm-up outside the corpus: imports, lazily built tables
+        best_split(*h)
+    clear_scorer_caches()
+    for _ in range(passes):
+        for h in hands:
+            best_split(*h)
 
 
 def _work(variant: str, mode: str, n: int, lines_path: str) -> None:
@@ -59,11 +75,13 @@ def _games(variant: str, n: int) -> Path:
     return path
 
 
-def count(variant: str, mode: str, n: int, lines_path: Path) -> int:
-    """Instructions (callgrind's ``Collected``) of one run of :func:`_work`."""
+def count(variant: str, mode: str, n: int, lines_path: Path, passes: int = 1) -> int:
+    """Instructions (callgrind's ``Collected``) of one run of :func:`_work` (``scorer``: of
+    :func:`_scorer_work` with ``passes`` passes over the hands)."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-m",
-                        "bench.instructions", "--work", variant, mode, str(n), "--lines", str(lines_path)],
+                        "bench.instructions", "--work", variant, mode, str(n), "--lines", str(lines_path),
+                        "--passes", str(passes)],
                        capture_output=True, text=True, env=env, check=False)
     m = re.search(r"Collected : (\d+)", p.stderr)
     if p.returncode != 0 or not m:
@@ -74,14 +92,18 @@ def count(variant: str, mode: str, n: int, lines_path: Path) -> int:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.instructions", description=__doc__.split("\n\n")[0])
     ap.add_argument("variant")
-    ap.add_argument("mode", nargs="?", default="replay", choices=("replay", "sim"))
+    ap.add_argument("mode", nargs="?", default="replay", choices=("replay", "sim", "scorer"))
     ap.add_argument("n", nargs="?", type=int)
     ap.add_argument("--work", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--lines", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--passes", type=int, default=1, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    n = a.n if a.n is not None else (50 if a.mode == "replay" else 30)
+    n = a.n if a.n is not None else {"replay": 50, "sim": 30, "scorer": 2000}[a.mode]
     if a.work:
-        _work(a.variant, a.mode, n, a.lines)
+        if a.mode == "scorer":
+            _scorer_work(n, a.passes)
+        else:
+            _work(a.variant, a.mode, n, a.lines)
         return
     from replay import variants
 
@@ -92,6 +114,13 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("N must be at least 1")
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
+    if a.mode == "scorer":
+        if a.variant != "guilin":
+            ap.error("the scorer mode counts the 桂林 scorer only: VARIANT must be guilin")
+        none, cold, both = (count(a.variant, "scorer", n, Path(os.devnull), k) for k in (0, 1, 2))
+        print(f"guilin scorer: {(cold - none) / n:,.0f} instructions a hand cold, "
+              f"{(both - cold) / n:,.0f} warm (n={n})")
+        return
     lines = _games(a.variant, n) if a.mode == "replay" else Path(os.devnull)
     per_game = (count(a.variant, a.mode, n, lines) - count(a.variant, a.mode, 0, lines)) / n
     print(f"{a.variant} {a.mode}: {per_game:,.0f} instructions a game (n={n})")

@@ -113,3 +113,23 @@ def test_a_module_forced_to_python_loads_its_source() -> None:
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["True", "True", "False"]
+
+
+def test_a_kernel_module_runs_as_python_where_cython_is_not_installed() -> None:
+    # A plain `pip install` builds the kernel in an isolated environment and leaves no Cython behind:
+    # the scorer, written in Cython's pure-Python mode, then imports replay/_cython.py (no-op
+    # decorators) and answers as with Cython's own shadow module (the bench corpus's checksum, the
+    # one tests/test_guilin_scoring.py pins).
+    code = ("import sys, importlib.abc\n"
+            "class NoCython(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] in ('cython', 'Cython'):\n"
+            "            raise ImportError(name)\n"
+            "sys.meta_path.insert(0, NoCython())\n"
+            "from bench.hands import _digest, build_hands\n"
+            "from replay.variants.guilin import scoring as sc\n"
+            "print(sc.cython.__name__, _digest([sc.best_split(*h) for h in build_hands(4000, 3)])[0])\n")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PAIPU_KERNEL": "python"},
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["replay._cython", "a6f7bb023259d77e"]

@@ -1,0 +1,73 @@
+"""The 桂林 scorer's search over one packed integer (issue 18): same answers as the memoised search
+it replaced, its tie order, its input limits and its Split.
+
+The rules themselves are tested from the seed in tests/test_guilin_rules.py; tests/test_kernel.py
+requires the compiled and the pure-Python build to answer alike on the same corpus.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.hands import _digest, build_hands
+from replay.cards import ZIPAI
+from replay.variants.guilin.scoring import Group, Split, best_points, best_split
+
+
+def K(codes: list[str]) -> list[int]:
+    return ZIPAI.counts(codes)
+
+
+def test_the_bench_corpus_scores_as_the_memoised_search_did() -> None:
+    # Checksum and mix of best_split on the bench's hands (seed 3) as the scorer before issue 18
+    # (an lru_cache'd search over byte strings, scoring.py of 405137b) gave them: every split's points
+    # and group kinds and cards, in order. 1,345 + 800 + 1,855 = 4,000 hands.
+    hands = build_hands(4000, 3)
+    splits = [best_split(h, m, w, wf) for h, m, w, wf in hands]
+    assert _digest(splits) == ("a6f7bb023259d77e", {"win": 1345, "under_10": 800, "no_shape": 1855})
+    # best_points is the same search without the split: its points, or None
+    assert [best_points(h, m, w, wf) for h, m, w, wf in hands] == [None if s is None else s.points for s in splits]
+
+
+def test_of_equal_splits_the_first_move_in_the_search_order_wins() -> None:
+    # 二二三三四四 + 贰叁肆: three runs (二三四, 二三四, 贰叁肆) or three 搭 (二二贰, 三三叁, 四四肆), 0 胡
+    # either way (001 §顺子, §搭子). The search takes the lowest kind (二) first and tries a run
+    # before a 搭, so the runs win the tie.
+    sp = best_split(K(["x2", "x2", "x3", "x3", "x4", "x4", "d2", "d3", "d4"]), [], None, None)
+    assert sp is not None and sp.points == 0
+    assert [(g.kind, g.codes()) for g in sp.groups] == [
+        ("shunzi", ["x2", "x3", "x4"]), ("shunzi", ["x2", "x3", "x4"]), ("shunzi", ["d2", "d3", "d4"])]
+
+
+@pytest.mark.parametrize("hand, win, why", [
+    ([1] * 19, None, "20 kinds"),  # one kind short
+    ([5] + [0] * 19, None, "0..4"),  # a fifth copy
+    ([-1] + [1] * 19, None, "0..4"),
+    ([3] * 18 + [0, 0], None, "at most 53"),  # 54 cards: more than the search's 18 groups hold
+    ([0] * 20, 20, "0..19"),  # no such kind
+])
+def test_a_hand_outside_the_count_vector_contract_is_refused(hand: list[int], win: int | None, why: str) -> None:
+    for f in (best_split, best_points):
+        with pytest.raises(ValueError, match=why):
+            f(hand, [], win, "discard" if win is not None else None)
+
+
+def test_a_meld_given_with_a_list_of_cards_is_the_same_meld() -> None:
+    # Table: 吃 壹贰叁 (6 胡, 001 §特殊顺子) and 碰 三 (small: 1); hand 一二三 (3) and the pair 贰贰
+    # that a discarded 贰 makes a 碰 (big: 3, hu_triple = peng): 6 + 1 + 3 + 3 = 13 胡.
+    hand = K(["x1", "x2", "x3", "d2", "d2"])
+    as_tuples = best_split(hand, [("chi", (10, 11, 12)), ("peng", (2, 2, 2))], 11, "discard")
+    as_lists = best_split(hand, [("chi", [10, 11, 12]), ["peng", [2, 2, 2]]], 11, "discard")
+    assert as_tuples == as_lists
+    assert as_tuples is not None and as_tuples.points == 13
+    assert [(g.kind, g.points, g.origin) for g in as_tuples.groups] == [
+        ("chi", 6, "table"), ("peng", 1, "table"), ("yi_er_san", 3, "hand"), ("peng", 3, "hand")]
+    with pytest.raises(ValueError, match="not a 吃 shape"):
+        best_points(hand, [("chi", (10, 11, 13))], 11, "discard")
+
+
+def test_split_compares_hashes_and_prints_as_a_frozen_dataclass() -> None:
+    g = Group("kan", (3, 3, 3), 3)
+    a, b = Split((g,), 3), Split((Group("kan", (3, 3, 3), 3),), 3)
+    assert a == b and hash(a) == hash(b) and a != Split((g,), 4) and a != (g,)
+    assert repr(a) == "Split(groups=(Group(kind='kan', cards=(3, 3, 3), points=3, origin='hand'),), points=3)"
