@@ -373,3 +373,22 @@ def test_hu_on_an_incomplete_hand_is_not_a_win(heuristic):
     j = next(j for j in range(len(a)) if a[j].act == "discard" and j + 1 < len(a) and a[j + 1].act == "draw")
     acts = a[:j + 1] + [Event(seat=(a[j].seat + 1) % 3, act="hu", card=a[j].card)] + a[j + 1:]
     assert err(with_actions(rec, acts))[:2] == ("not_a_win", j + 1)
+
+
+def test_mao_naming_another_card_is_refused():
+    """tests/data/shangdaren-mao-card.jsonl (auditor's log): step 14 is seat 0's 毛 of four 仁 with
+    ``"card": "福"``; spec §3 makes ``card`` the card the meld is made with, so the event is refused
+    (it was accepted); the same 毛 naming 仁, or no card, replays valid."""
+    import json
+    from pathlib import Path
+
+    raw = (Path(__file__).parent / "data" / "shangdaren-mao-card.jsonl").read_bytes().strip()
+    v = replay_line(raw).verdict
+    assert not v.valid and (v.errors[0].code, v.errors[0].rule, v.errors[0].step) == \
+        ("illegal_action", "shangdaren.mao", 14)
+    rec = json.loads(raw)
+    assert rec["actions"][14]["act"] == "mao" and rec["actions"][14]["cards"] == ["仁"] * 4
+    rec["actions"][14]["card"] = "仁"
+    assert replay_line(json.dumps(rec, ensure_ascii=False).encode()).verdict.valid
+    del rec["actions"][14]["card"]
+    assert replay_line(json.dumps(rec, ensure_ascii=False).encode()).verdict.valid

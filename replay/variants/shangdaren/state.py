@@ -251,6 +251,10 @@ class ShangdarenState(GameState):
         kinds = [SHANGDAREN.index(x) for x in ev.cards or []]
         if len(kinds) != 4 or len(set(kinds)) != 1 or self.hands[s][kinds[0]] != 4:
             raise self.fail("illegal_action", "shangdaren.mao", f"seat {s} does not hold the four cards {ev.cards} it declares")
+        if ev.card is not None and SHANGDAREN.index(ev.card) != kinds[0]:
+            # spec §3: `card` is the card the meld is made with; a 毛 is four of one kind from the hand
+            raise self.fail("illegal_action", "shangdaren.mao", f"seat {s}'s 毛 of {ev.cards[0]} names card {ev.card}, "
+                            "not one of its four")
         if self.wall_left == 0:
             raise self.fail("illegal_action", "shangdaren.mao", "the wall is empty: no replacement card for 毛")
         k = kinds[0]
