@@ -130,6 +130,7 @@ OPTIONS = {
     "players": "人数", "zimo_pay": "自摸付分", "special_base": "特殊牌型底分", "claim_order": "胡与碰的先后",
     "shidui_four": "十對含四张", "bu_pai": "补牌", "jian_kan": "撿牌成坎", "peng_gezi": "碰的個子",
     "win_triple": "胡牌成坎", "win_pair": "胡牌成對", "jian_discard": "撿后出同牌", "gezi_per_fen_3p": "三人每分個子",
+    "tian_hu": "天胡",
     # 花牌
     "zhu_jing_tie": "主精平手", "dui_hu": "對的胡", "tingtou_jing": "聽頭的精", "zha_in_hand": "手中扎",
     "fan_from_hand": "手中開泛", "bu_pai_empty": "无牌可补", "lai_hu": "賴的胡",

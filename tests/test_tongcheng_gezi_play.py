@@ -375,6 +375,15 @@ def test_dealer_tianhu_on_the_dealt_hand(table):
     assert st.facts()["win_kind"] == "deal"
 
 
+def test_tian_hu_refused_takes_the_dealt_win_away(table):
+    """Option tian_hu = refused (decision 7, the 花牌 family's reading of the seeds' silence): the same
+    winning dealt hand is not offered a 胡, and a logged one is illegal_action, rule tongcheng_gezi.tian_hu."""
+    st = table({0: list("上大人可知禮孔乙己八九子七十士二三四五七")}, ["六"])
+    st.rules = make_ruleset(V, get(V).options, {"tian_hu": "refused"})
+    assert not [e for e in st.legal_events() if e.act == "hu"]
+    assert _raises(st, ev(0, "hu")) == ("illegal_action", "tongcheng_gezi.tian_hu", 0)
+
+
 def _conserved(st) -> int:
     w = st.window
     return (sum(map(sum, st.hands)) + sum(len(c) for m in st.melds for _, c in m) + sum(map(len, st.river))

@@ -7,6 +7,8 @@ Every expected number is derived in the comment beside it. 個子 per card (000 
 
 from __future__ import annotations
 
+import json
+
 import itertools
 import random
 
@@ -250,6 +252,8 @@ def test_score_case_tianhu_and_errors():
     assert "error" in case("上大", "人", melds=[("peng", "上上")])
     assert "error" in case("上大", "人", win_from="flip")
     assert not case(SIX[:-1], SIX[-1])["win"]
+    refused = case(SEVEN, None, tian_hu="refused")  # the same dealt hand, 天胡 not played (decision 7)
+    assert refused["win"] is False and "tian_hu" in json.dumps(refused, ensure_ascii=False)
 
 
 def test_score_case_kan_meld_joins_the_hand():

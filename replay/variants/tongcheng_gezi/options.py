@@ -49,4 +49,8 @@ OPTIONS = (
     RuleOption("bu_pai", "front", ("front", "tail"), f"{S} §操作規則 招 (在牌面起一張牌); {S2} (扎: 在牌底起一張)",
                "Where the replacement after 招 / 觀生 / 滑 comes from: the front of the wall (牌面, default) "
                "or its back (`tail`).", kind="play"),
+    RuleOption("tian_hu", "allowed", ("allowed", "refused"), f"{S} §胡牌規則 (names 抓別人的牌 and 自摸 only; silent on 天胡)",
+               "The dealer's 胡 on its 20 dealt cards before its first discard (天胡, paid like 自摸): 'allowed' "
+               "(decision 7, the engine's reading since it was written) or 'refused' (the 花牌 family's reading of "
+               "the same silence, docs/rules/huapai.md decision 6; rule id tian_hu).", kind="play"),
 )

@@ -176,7 +176,7 @@ class GeziState(GameState):
         撿ed under ``jian_discard = refused``)."""
         evs: list[Event] = []
         h = self.hands[s]
-        if self.can_hu and self.wins(s):
+        if self.can_hu and (self.can_hu == "draw" or self.rules["tian_hu"] == "allowed") and self.wins(s):
             card = CODES[self.last_draw] if self.can_hu == "draw" and self.last_draw is not None else None
             evs.append(Event(seat=s, act="hu", card=card))
         if self.wall_left > 0:
@@ -325,6 +325,9 @@ class GeziState(GameState):
         if self.can_hu is None:
             raise self.fail("illegal_action", "zimo", f"seat {s} did not draw its last card: it may 胡 only on a card it drew "
                             "(a win on a discard is claimed on that discard)")
+        if self.can_hu == "deal" and self.rules["tian_hu"] == "refused":
+            raise self.fail("illegal_action", "tian_hu", f"seat {s} 胡s on its dealt hand (天胡), which tian_hu = refused "
+                            "does not allow (docs/rules/tongcheng_gezi.md decision 7)")
         c = None if ev.card is None else self.card(ev.card)
         if self.can_hu == "draw" and c != self.last_draw:
             raise self.fail("illegal_action", "zimo", f"seat {s}'s 自摸 names {CODES[c] if c is not None else 'no card'}, "
