@@ -54,3 +54,8 @@ def declare(_type: Any, value: Any = None, **_how: Any) -> Any:
 def freelist(_n: int) -> Callable[[type], type]:
     """``@cython.freelist(n)``: a ``cclass`` keeps ``n`` freed instances for reuse (a speed measure)."""
     return _same
+
+
+def no_gc(cls: type) -> type:
+    """``@cython.no_gc``: a ``cclass`` the cyclic garbage collector does not track."""
+    return cls
