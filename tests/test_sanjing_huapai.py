@@ -313,9 +313,12 @@ def test_replacement_from_wrong_end():
     # marked as a tail draw but naming the front card: wall_mismatch
     _, err = run(rec, [zha2, Event(seat=2, act="draw", card="大", tail=True)])
     assert (err.code, err.step) == ("wall_mismatch", 1)
-    # skipping the owed replacement
+    # skipping the owed replacement (a forced act, spec §6), by the seat or by another seat
     _, err = run(rec, [zha2, Event(seat=2, act="discard", card="孔")])
-    assert (err.code, err.step, err.rule) == ("illegal_action", 1, f"{V}.bu_pai")
+    assert (err.code, err.step, err.rule) == ("missing_forced_action", 1, f"{V}.bu_pai")
+    _, err = run(rec, [zha2, Event(seat=0, act="draw", card="大")])
+    assert (err.code, err.step, err.rule) == ("missing_forced_action", 1, f"{V}.bu_pai")
+    assert "owes the replacement draw from the 牌底 (tail) of the wall after its `zha`, not `draw` by seat 0" in err.message
     # an ordinary draw from the tail
     rec2 = crafted(V, {0: ["上"]}, front=["大"], back=["人"], no_four_but=set())
     _, err = run(rec2, [Event(seat=0, act="discard", card="上"), Event(seat=1, act="draw", card="人", tail=True)])
@@ -441,9 +444,9 @@ def test_fan_from_hand_option_drawn_fifth():
     qi = rec_kinds(rec, QI_FAN)
     assert err is None and st_.melds[1] == [("kai_fan", tuple(sorted(qi)))] and st_.phase.value == "discard"
     assert st_.wall_left == 34 - 1 - 2 and not any(st_.hands[1][k] for k in qi)
-    # the second replacement is owed too: a discard after one is illegal_action bu_pai
+    # the second replacement is owed too: a discard after one is missing_forced_action bu_pai
     _, err = run(yes, head + [kai_fan, tails[0], Event(seat=1, act="discard", card="人")])
-    assert (err.code, err.step, err.rule) == ("illegal_action", 5, f"{V}.bu_pai")
+    assert (err.code, err.step, err.rule) == ("missing_forced_action", 5, f"{V}.bu_pai")
 
 
 def test_fan_from_hand_option_dealt_five():
@@ -588,7 +591,7 @@ def test_tamper_missing_replacement(heuristic_games):
     acts = list(r.actions)
     del acts[i + 1]
     code, step, rule = first_error(with_actions(r, acts))
-    assert (code, step) == ("illegal_action", i + 1) and rule == f"{V}.bu_pai"
+    assert (code, step) == ("missing_forced_action", i + 1) and rule == f"{V}.bu_pai"
 
 
 # -- 4. card order never changes a score -------------------------------------------------------

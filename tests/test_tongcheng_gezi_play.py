@@ -156,10 +156,22 @@ def test_changed_draw_is_wall_mismatch(four):
 
 
 def test_swapped_draw_and_discard_is_out_of_turn(four):
-    obj, i = _first(four, lambda o, i, e: e["act"] == "draw" and o["actions"][i + 1]["act"] == "discard")
+    # a turn's draw (after another seat's discard), not a replacement: skipping one of those is
+    # missing_forced_action (test_skipped_replacement_is_missing_forced_action)
+    obj, i = _first(four, lambda o, i, e: e["act"] == "draw" and o["actions"][i + 1]["act"] == "discard"
+                    and i > 0 and o["actions"][i - 1]["act"] == "discard")
     a = obj["actions"]
     a[i], a[i + 1] = a[i + 1], a[i]
     assert _err(obj)[:2] == ("out_of_turn", i)  # a discard while that seat must draw
+
+
+def test_skipped_replacement_is_missing_forced_action(four):
+    """The replacement (補) after 招 / 觀生 / 滑 is forced: a discard in its place is
+    missing_forced_action, rule bu_pai (spec §6; one code with 上大人 and the 花牌 family)."""
+    obj, i = _first(four, lambda o, i, e: e["act"] in ("zhao", "guan_sheng", "hua")
+                    and o["actions"][i + 1]["act"] == "draw" and o["actions"][i + 2]["act"] == "discard")
+    del obj["actions"][i + 1]
+    assert _err(obj)[:3] == ("missing_forced_action", i + 1, "tongcheng_gezi.bu_pai")
 
 
 def test_wrong_seat_discard_is_out_of_turn(four):

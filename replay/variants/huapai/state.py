@@ -262,14 +262,16 @@ class HuapaiState(GameState):
 
     def on_draw(self, ev: Event) -> None:
         s = self.turn
+        if self.owed and (ev.seat != s or ev.act != "draw"):
+            # an owed replacement is a forced act (002 §2): skipping it is missing_forced_action (spec §6),
+            # whoever logged the next event — one code with 上大人 and 通城
+            end = "牌底 (tail)" if self.owed in TAIL_ACTS else "front"
+            raise self.fail("missing_forced_action", "bu_pai",
+                            f"seat {s} owes the replacement draw from the {end} of the wall after its `{self.owed}`, "
+                            f"not `{ev.act}` by seat {ev.seat}")
         if ev.seat != s:
             raise self.fail("out_of_turn", "turn", f"seat {s} draws next, not seat {ev.seat} (`{ev.act}`)")
         if ev.act != "draw":
-            if self.owed:
-                end = "牌底 (tail)" if self.owed in TAIL_ACTS else "front"
-                raise self.fail("illegal_action", "bu_pai",
-                                f"seat {s} owes the replacement draw from the {end} of the wall after its `{self.owed}`, "
-                                f"not `{ev.act}`")
             raise self.fail("illegal_action", "turn", f"seat {s} must draw now, not `{ev.act}`")
         tail = self.owed in TAIL_ACTS
         if ev.tail != tail:  # 002 §2: 扎/開泛 在牌底起一張牌; 招 在牌面起一張牌; every other draw from the front

@@ -216,8 +216,10 @@ class GeziState(GameState):
         from the front (牌面) or, with ``bu_pai = tail``, the back (``"tail": true``)."""
         s = self.turn
         if ev.act != "draw" or ev.seat != s:
-            what = "its replacement card (補)" if self.bu else "a card"
-            raise self.fail("out_of_turn", "turn", f"seat {s} must draw {what} now; got `{ev.act}` by seat {ev.seat}")
+            if self.bu:  # an owed replacement is a forced act: spec §6 missing_forced_action, as in 上大人 and 花牌
+                raise self.fail("missing_forced_action", "bu_pai",
+                                f"seat {s} must draw its replacement card (補) now; got `{ev.act}` by seat {ev.seat}")
+            raise self.fail("out_of_turn", "turn", f"seat {s} must draw a card now; got `{ev.act}` by seat {ev.seat}")
         tail = self.bu and self.rules["bu_pai"] == "tail"
         if ev.tail != tail:
             raise self.fail("illegal_action", "bu_pai", f"this draw comes from the {'back' if tail else 'front'} of the wall "
