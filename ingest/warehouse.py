@@ -180,10 +180,12 @@ def lake_schema(table: str) -> pa.Schema:
 def is_conflict(e: Exception) -> bool:
     """True for a catalog error that a retry may clear: a commit conflict, a lock held by another
     process, or (PostgreSQL) a unique key another writer took first — e.g. two processes attaching
-    a new, empty catalog at once both create DuckLake's tables."""
+    a new, empty catalog at once both create DuckLake's tables (the loser sees a duplicate key, or
+    one of those tables already there: CI, 4 writers)."""
     text = str(e).lower()
     return ("conflict" in text or "database is locked" in text or "could not set lock" in text
-            or "duplicate key value violates unique constraint" in text)
+            or "duplicate key value violates unique constraint" in text
+            or ("already exists" in text and "ducklake" in text))
 
 
 BUSY_SECONDS = float(os.environ.get("PAIPU_BUSY_SECONDS", "600"))

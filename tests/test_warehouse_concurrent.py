@@ -147,3 +147,15 @@ def test_an_ingest_into_a_busy_embedded_warehouse_waits_its_turn(tmp_path):
     # its 20 own games; its 5 shared ones are duplicates, its contested one a duplicate_game reject
     assert len(read_rows(wh, "games")) == 26 + 20
     assert sorted(r["code"] for r in read_rows(wh, "rejects")) == ["bad_json", "bad_json", "duplicate_game"]
+
+
+def test_the_first_attach_race_is_a_conflict():
+    """Two writers attaching a new, empty PostgreSQL catalog at once both create DuckLake's tables;
+    the loser's error is retried (seen in CI with 4 writers), an unrelated one is not."""
+    from ingest.warehouse import is_conflict
+
+    assert is_conflict(RuntimeError('Failed to initialize DuckLake: Failed to execute query "CREATE TABLE '
+                                    '"public"."ducklake_metadata"(…)": ERROR:  relation "ducklake_metadata" already exists'))
+    assert is_conflict(RuntimeError('ERROR:  duplicate key value violates unique constraint "pg_type_typname_nsp_index"'))
+    assert not is_conflict(RuntimeError('Catalog Error: Table with name games already exists!'))
+    assert not is_conflict(RuntimeError("IO Error: could not open file"))
