@@ -55,6 +55,7 @@ class Index:
         self.sources: list[str] = []  # origin -> source file
         self.stored: dict[str, int] = {}  # shard prefix -> origin of the rows already in place
         self.dead: set[int] = set()
+        self.gone: pa.Array | None = None  # source lines :meth:`screen` dropped (for :meth:`drop_screened`)
 
     def _origin(self, source: str) -> int:
         self.sources.append(source)
@@ -152,6 +153,7 @@ class Index:
             extra = batch.to_arrow().get("rejects")
         result: dict[str, pa.Table] = {}
         gone = pa.array(sorted(drop), pa.int64()) if drop else None
+        self.gone = gone if gone is None or self.gone is None else pa.concat_arrays([self.gone, gone])
         for name, t in tables.items():
             if gone is not None:
                 t = t.filter(pc.invert(pc.is_in(t.column(LINE), value_set=gone)))
@@ -162,6 +164,13 @@ class Index:
         if extra is not None and "rejects" not in tables and extra.num_rows:
             result["rejects"] = extra.drop_columns([LINE])
         return result, out
+
+    def drop_screened(self, t: pa.Table) -> pa.Table:
+        """``t`` (a table whose rows belong to games, with ``_line``) without the rows of the lines
+        that :meth:`screen` dropped so far in this file, and without ``_line``."""
+        if self.gone is not None:
+            t = t.filter(pc.invert(pc.is_in(t.column(LINE), value_set=self.gone)))
+        return t.drop_columns([LINE])
 
     def seen_game(self, gid: str, sha: str, line: int, origin: int) -> str | None:
         """Screen one game line (``record_sha256`` ``sha``) of ``origin``: None when its ``game_id``

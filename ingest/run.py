@@ -443,13 +443,20 @@ def _commit(wh: Warehouse, report: IngestReport, states: list[_FileState], run_r
     return interrupted
 
 
+HEAD_TABLES = ("games", "rejects")
+"""The tables whose rows the duplicate screen reads (``Index.screen``); every other table's rows are a
+game's and follow it (``Index.drop_screened``)."""
+
+
 def _commit_file(wh: Warehouse, report: IngestReport, st: _FileState) -> None:
     """Inside the run's transaction: replace what ``st``'s file stored with its screened rows."""
     import pyarrow as pa
 
     source = str(st.path)
     wh.replace_source(source)
-    tables = st.stage.read()
+    # games and rejects decide what is kept (whole: the screen needs every line of the file); the
+    # other tables follow their games part by part, so a big file never sits in memory at once
+    tables = st.stage.read(HEAD_TABLES)
     index = Index()
     origin = index.begin(source, source)
     games, rejects = tables.get("games"), tables.get("rejects")
@@ -463,6 +470,11 @@ def _commit_file(wh: Warehouse, report: IngestReport, st: _FileState) -> None:
     for table, rows in out.items():
         wh.insert(table, rows)
         report.rows[table] = report.rows.get(table, 0) + rows.num_rows
+    for table in sorted(set(st.stage.parts) - set(HEAD_TABLES)):
+        for part in st.stage.iter_parts(table):
+            rows = index.drop_screened(part)
+            wh.insert(table, rows)
+            report.rows[table] = report.rows.get(table, 0) + rows.num_rows
     report.files.append(FileReport(source, st.stats.content_sha256, st.stats.lines, st.stats.blank, counts.valid,
                                    counts.invalid, counts.rejected, counts.duplicate, st.stats.oversize,
                                    st.stats.error))

@@ -644,17 +644,29 @@ class FileStage:
         for table in sorted(self.buffers):
             self._flush(table)
 
-    def read(self) -> dict[str, pa.Table]:
-        """The file's staged tables, lines in order."""
+    def read(self, tables: tuple[str, ...] | None = None) -> dict[str, pa.Table]:
+        """The file's staged tables (``tables``: only those; None: all), lines in order."""
         import pyarrow.parquet as pq
 
         out = {}
         for table, paths in self.parts.items():
+            if tables is not None and table not in tables:
+                continue
             parts = [pq.read_table(p) for p in sorted(paths)]
             parts = [p for p in parts if p.num_rows]
             if parts:
                 out[table] = pa.concat_tables(parts, promote_options="permissive")
         return out
+
+
+    def iter_parts(self, table: str) -> Iterator[pa.Table]:
+        """The staged parts of ``table``, one at a time in line order (a commit streams them)."""
+        import pyarrow.parquet as pq
+
+        for p in sorted(self.parts.get(table, [])):
+            t = pq.read_table(p)
+            if t.num_rows:
+                yield t
 
 
 def _file_stats(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
