@@ -155,8 +155,7 @@ class Index:
         gone = pa.array(sorted(drop), pa.int64()) if drop else None
         self.gone = gone if gone is None or self.gone is None else pa.concat_arrays([self.gone, gone])
         for name, t in tables.items():
-            if gone is not None:
-                t = t.filter(pc.invert(pc.is_in(t.column(LINE), value_set=gone)))
+            t = _without_lines(t, gone)
             if name == "rejects" and extra is not None:
                 t = pa.concat_tables([t, extra])
             if t.num_rows:
@@ -168,9 +167,7 @@ class Index:
     def drop_screened(self, t: pa.Table) -> pa.Table:
         """``t`` (a table whose rows belong to games, with ``_line``) without the rows of the lines
         that :meth:`screen` dropped so far in this file, and without ``_line``."""
-        if self.gone is not None:
-            t = t.filter(pc.invert(pc.is_in(t.column(LINE), value_set=self.gone)))
-        return t.drop_columns([LINE])
+        return _without_lines(t, self.gone).drop_columns([LINE])
 
     def seen_game(self, gid: str, sha: str, line: int, origin: int) -> str | None:
         """Screen one game line (``record_sha256`` ``sha``) of ``origin``: None when its ``game_id``
@@ -199,6 +196,11 @@ class Index:
             return True
         self.rejects[h] = (line & _M40) | origin << 40
         return False
+
+
+def _without_lines(t: pa.Table, gone: pa.Array | None) -> pa.Table:
+    """``t`` without the rows whose ``_line`` is in ``gone`` (None: all of ``t``)."""
+    return t if gone is None else t.filter(pc.invert(pc.is_in(t.column(LINE), value_set=gone)))
 
 
 def strip_line(tables: dict[str, Any]) -> dict[str, pa.Table]:

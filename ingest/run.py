@@ -467,14 +467,16 @@ def _commit_file(wh: Warehouse, report: IngestReport, st: _FileState) -> None:
                   wh.stored_rejects(pa.concat_arrays([c for h in hashes for c in pa.chunked_array(h).chunks])
                                     if hashes else pa.array([], pa.string())))
     out, counts = index.screen(tables, origin, st.counts) if tables else (tables, st.counts)
-    for table, rows in out.items():
+
+    def put(table: str, rows: pa.Table) -> None:
         wh.insert(table, rows)
         report.rows[table] = report.rows.get(table, 0) + rows.num_rows
+
+    for table, rows in out.items():
+        put(table, rows)
     for table in sorted(set(st.stage.parts) - set(HEAD_TABLES)):
         for part in st.stage.iter_parts(table):
-            rows = index.drop_screened(part)
-            wh.insert(table, rows)
-            report.rows[table] = report.rows.get(table, 0) + rows.num_rows
+            put(table, index.drop_screened(part))
     report.files.append(FileReport(source, st.stats.content_sha256, st.stats.lines, st.stats.blank, counts.valid,
                                    counts.invalid, counts.rejected, counts.duplicate, st.stats.oversize,
                                    st.stats.error))

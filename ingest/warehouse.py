@@ -646,14 +646,11 @@ class FileStage:
 
     def read(self, tables: tuple[str, ...] | None = None) -> dict[str, pa.Table]:
         """The file's staged tables (``tables``: only those; None: all), lines in order."""
-        import pyarrow.parquet as pq
-
         out = {}
-        for table, paths in self.parts.items():
+        for table in self.parts:
             if tables is not None and table not in tables:
                 continue
-            parts = [pq.read_table(p) for p in sorted(paths)]
-            parts = [p for p in parts if p.num_rows]
+            parts = list(self.iter_parts(table))
             if parts:
                 out[table] = pa.concat_tables(parts, promote_options="permissive")
         return out
