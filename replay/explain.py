@@ -50,10 +50,17 @@ def _cite(lines: dict[str, str], source: str) -> dict[str, str]:
     return {k: f"{v} ({source})" for k, v in lines.items()}
 
 
+_SRC_GUILIN_TERMS = "001 §玩法规则, §翻上中下醒; docs/rules/guilin.md §Settlement"
+_SRC_ZIPAI_TERMS = "004 §4–5; docs/rules/zipai.md"
+_SRC_GEZI_GROUPS = "000 §計胡規則; docs/rules/tongcheng_gezi.md §句, 半句 and 個子"
+_SRC_GEZI_TERMS = "000 §計分規則; docs/rules/tongcheng_gezi.md §Settlement"
+_SRC_HUAPAI_GROUPS = "002 §3; docs/rules/huapai.md §Winning shape and 胡"
+_SRC_SHANGDAREN_GROUPS = "derived from 002 §三精花牌 3; docs/rules/shangdaren.md §Winning shape and 胡"
+
 _GUILIN = {"groups": _cite(_ZIPAI_GROUPS, "001 §玩法规则; docs/rules/guilin.md §Winning shape"),
-           "terms": _cite(_ZIPAI_TERMS, "001 §玩法规则, §翻上中下醒; docs/rules/guilin.md §Settlement")}
+           "terms": _cite(_ZIPAI_TERMS, _SRC_GUILIN_TERMS)}
 _ZIPAI = {"groups": _cite(_ZIPAI_GROUPS, "004 §4; docs/rules/zipai.md"),
-          "terms": _cite(_ZIPAI_TERMS, "004 §4–5; docs/rules/zipai.md")}
+          "terms": _cite(_ZIPAI_TERMS, _SRC_ZIPAI_TERMS)}
 _YUANJIANG = {
     "groups": _cite({
         "kan": "坎 1 息", "peng": "碰 1 息", "wai": "歪 1 息", "liu": "溜 1 息", "piao": "飘 1 息",
@@ -73,17 +80,17 @@ _GEZI = {
         "kan": "坎 红 2 / 黑 1 + 牌的個子", "peng": "碰 as 坎: 红 2 / 黑 1 + 牌的個子 (peng_gezi = kan)", "zhao": "招 红 4 / 黑 2 + 牌的個子",
         "guan_sheng": "觀生 红 4 / 黑 2 + 牌的個子", "hua": "滑 红 8 / 黑 3 + 牌的個子",
         "ju": "句: 全红 (上大人, 可知禮) 1, 其他 0 + 牌的個子", "ban_ju": "半句 0 + 牌的個子", "dui": "對 0 + 牌的個子",
-    }, "000 §計胡規則; docs/rules/tongcheng_gezi.md §句, 半句 and 個子"),
+    }, _SRC_GEZI_GROUPS),
     "terms": _cite({"fen": "分 = ⌊個子 / 7⌋", "bei": "特殊牌型倍数 (一手黑 ×3, 一手紅 ×10, 十對 ×2)",
                     "zimo": "自摸 ×3 (zimo_pay = {zimo_pay})"},
-                   "000 §計分規則; docs/rules/tongcheng_gezi.md §Settlement"),
+                   _SRC_GEZI_TERMS),
 }
 _HUAPAI = {
     "groups": _cite({
         "kan": "坎 红 2 / 黑 1; 精坎 5 + 花", "zha": "扎 红 4 / 黑 2; 精扎 2 × (5 + 花)", "fan": "泛 红 8 / 黑 4; 精泛 4 × (5 + 花)",
         "ju": "句: 上大人, 可知禮 1, 其他 0; 句中精 素 +1 花 +2", "dui": "對 as 坎 (dui_hu = kan)", "zhao": "招 as 扎",
         "kai_fan": "開泛 as 泛", "tingtou": "聽頭 0 (tingtou_jing = zero)",
-    }, "002 §3; docs/rules/huapai.md §Winning shape and 胡"),
+    }, _SRC_HUAPAI_GROUPS),
     "terms": _cite({"qi": "起 1 分 (17 胡)", "jin": "進: 每 5 胡 +1 分"}, "002 §5; docs/rules/huapai.md §Settlement"),
 }
 _SHANGDAREN = {
@@ -91,7 +98,7 @@ _SHANGDAREN = {
         "kan": "坎 红 4 / 黑 2, 精 10 (hu_scale = by_copies)", "dui": "對 红 4 / 黑 2, 精 10 (hu_scale = by_copies)",
         "mao": "毛 红 8 / 黑 4, 精 20 (hu_scale = by_copies)", "kai_mao": "開毛 红 8 / 黑 4, 精 20 (hu_scale = by_copies)",
         "ju": "句: 有精 1, 其他 0", "chi": "吃 (句): 有精 1, 其他 0", "ting_tou": "聽頭 0 (ting_tou_jing = 0)",
-    }, "derived from 002 §三精花牌 3; docs/rules/shangdaren.md §Winning shape and 胡"),
+    }, _SRC_SHANGDAREN_GROUPS),
     "terms": _cite({"pihu": "屁胡 2 分", "taihu": "台胡 6 分", "taihu_fan": "台胡翻 12 分", "qinghu": "清胡 4 分",
                     "qing_taihu": "清台胡 8 分", "kuhu": "枯胡 12 分", "kuhu_21": "枯胡 (21 胡) 24 分",
                     "heihu": "黑胡 14 分", "pengpeng": "碰碰胡 +2 分 (pengpeng_scope = {pengpeng_scope})"},
@@ -107,27 +114,41 @@ the variant's default options; ``{option}`` in a line is the game's value (:func
 
 OPTION_LINES: dict[str, list[tuple[dict[str, Any], dict[str, dict[str, str]]]]] = {
     # (when the game's rules hold all of these values, these lines replace the default ones)
-    "guilin": [({"zimo_bonus": "double"}, {"terms": {"zimo": "自摸 ×2 (zimo_bonus = double)"}})],
-    "zipai": [({"zimo_bonus": "double"}, {"terms": {"zimo": "自摸 ×2 (zimo_bonus = double)"}})],
+    "guilin": [({"zimo_bonus": "double"}, {"terms": _cite({"zimo": "自摸 ×2 (zimo_bonus = double)"}, _SRC_GUILIN_TERMS)})],
+    "zipai": [({"zimo_bonus": "double"}, {"terms": _cite({"zimo": "自摸 ×2 (zimo_bonus = double)"}, _SRC_ZIPAI_TERMS)})],
     "tongcheng_gezi": [
-        ({"peng_gezi": "low"}, {"groups": {"peng": "碰 红 1 / 黑 0 + 牌的個子 (peng_gezi = low)"}}),
-        ({"players": 3, "gezi_per_fen_3p": 9}, {"terms": {"fen": "分 = ⌊個子 / 9⌋ (3 人, gezi_per_fen_3p = 9)"}}),
+        ({"peng_gezi": "low"}, {"groups": _cite({"peng": "碰 红 1 / 黑 0 + 牌的個子 (peng_gezi = low)"}, _SRC_GEZI_GROUPS)}),
+        ({"players": 3, "gezi_per_fen_3p": 9},
+         {"terms": _cite({"fen": "分 = ⌊個子 / 9⌋ (3 人, gezi_per_fen_3p = 9)"}, _SRC_GEZI_TERMS)}),
     ],
-    **{v: [({"dui_hu": "half"}, {"groups": {"dui": "對 as half a 坎, after 主精 doubling (dui_hu = half)"}}),
-           ({"tingtou_jing": "count"}, {"groups": {"tingtou": "聽頭: 精 as in a 句, 素 +1 花 +2 (tingtou_jing = count)"}})]
+    **{v: [({"dui_hu": "half"}, {"groups": _cite({"dui": "對 as half a 坎, after 主精 doubling (dui_hu = half)"},
+                                                 _SRC_HUAPAI_GROUPS)}),
+           ({"tingtou_jing": "count"}, {"groups": _cite({"tingtou": "聽頭: 精 as in a 句, 素 +1 花 +2 (tingtou_jing = count)"},
+                                                        _SRC_HUAPAI_GROUPS)})]
        for v in ("sanjing_huapai", "wujing_huapai", "shuangbiegan_huapai")},
     "shangdaren": [
-        ({"hu_scale": "face"}, {"groups": {
+        ({"hu_scale": "face"}, {"groups": _cite({
             "kan": "坎 红 2 / 黑 1, 精 5 (hu_scale = face)", "dui": "對 红 2 / 黑 1, 精 5 (hu_scale = face)",
-            "mao": "毛 红 4 / 黑 2, 精 10 (hu_scale = face)", "kai_mao": "開毛 红 4 / 黑 2, 精 10 (hu_scale = face)"}}),
-        ({"hu_scale": "flat"}, {"groups": {
+            "mao": "毛 红 4 / 黑 2, 精 10 (hu_scale = face)", "kai_mao": "開毛 红 4 / 黑 2, 精 10 (hu_scale = face)"},
+            _SRC_SHANGDAREN_GROUPS)}),
+        ({"hu_scale": "flat"}, {"groups": _cite({
             "kan": "坎 3 (红黑同), 精坎 12 (hu_scale = flat)", "dui": "對 2 (红黑同), 精坎 12 (hu_scale = flat)",
-            "mao": "毛 6 (普招), 精招 16 (hu_scale = flat)", "kai_mao": "開毛 6 (普招), 精招 16 (hu_scale = flat)"}}),
-        ({"ting_tou_jing": 8}, {"groups": {"ting_tou": "聽頭 0; 金對 (一對精) 8 (ting_tou_jing = 8)"}}),
+            "mao": "毛 6 (普招), 精招 16 (hu_scale = flat)", "kai_mao": "開毛 6 (普招), 精招 16 (hu_scale = flat)"},
+            _SRC_SHANGDAREN_GROUPS)}),
+        ({"ting_tou_jing": 8}, {"groups": _cite({"ting_tou": "聽頭 0; 金對 (一對精) 8 (ting_tou_jing = 8)"},
+                                                _SRC_SHANGDAREN_GROUPS)}),
     ],
 }
 """Per variant, the rule lines that a non-default option value changes (docs/rules/<variant>.md, the
-option's table row): ``[(values, {"groups"/"terms": {kind: line}})]``, applied in order."""
+option's table row), each citing its source as the default line does:
+``[(values, {"groups"/"terms": {kind: line}})]``, applied in order."""
+
+
+class _KeepMissing(dict):
+    """Values for ``str.format_map``: an option the game does not name stays ``{option}``."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
 
 
 def rule_lines(variant: str, rules: Any) -> dict[str, dict[str, str]]:
@@ -138,19 +159,13 @@ def rule_lines(variant: str, rules: Any) -> dict[str, dict[str, str]]:
     without lines. Source: each line cites its seed section and docs/rules page."""
     base = RULE_LINES.get(variant, {"groups": {}, "terms": {}})
     out = {part: dict(base.get(part, {})) for part in ("groups", "terms")}
-    values = dict(rules or {})
+    values = _KeepMissing(rules or {})
     for want, lines in OPTION_LINES.get(variant, []):
         if all(values.get(k) == v for k, v in want.items()):
             for part, by_kind in lines.items():
-                src = {k: base[part][k].rsplit(" (", 1)[-1] for k in by_kind if k in base[part]}
-                out[part].update({k: f"{line} ({src[k]}" if k in src else line for k, line in by_kind.items()})
+                out[part].update(by_kind)
+    return {part: {k: line.format_map(values) for k, line in by_kind.items()} for part, by_kind in out.items()}
 
-    class _Keep(dict):  # an option the game does not name stays as written
-        def __missing__(self, key: str) -> str:
-            return "{" + key + "}"
-
-    fill = _Keep(values)
-    return {part: {k: line.format_map(fill) for k, line in by_kind.items()} for part, by_kind in out.items()}
 
 FORMULAS: dict[str, dict[str, Any]] = {
     # units = (sum of the "add" terms) × (product of the "mul" terms); a term in neither is added
