@@ -103,8 +103,8 @@ def simulate(variant: str, games: int, seed: int, bots: str = "heuristic", rules
     if not spec.implemented:
         raise ValueError(f"variant {variant!r} is not implemented yet")
     rules = dict(rules or {})
-    n = int(rules.get("players", spec.players[0]))
     bot_cls = seat_bots(variant, bots, rules)
+    n = len(bot_cls)  # the seats: the variant's, or its `players` option
     ruleset = make_ruleset(spec.id, spec.options, rules)
     rid = variant if ruleset.id.endswith("-default") else ruleset.id  # game ids unique across rulesets
     # ... and across bot kinds (spec §2: unique across all files); heuristic ids keep their old form
