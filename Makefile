@@ -25,7 +25,7 @@ $(VENV)/bin/python:
 # works; else pure Python) and prints one line saying which kernel runs.
 KERNEL := $(VENV)/.installed-kernel
 KERNEL_SAY := $(BIN)/python -c "from replay import kernel; print('paipu', kernel.describe())"
-KERNEL_SRC := setup.py replay/kernel.py $(shell sed -n 's/^    "\(replay\.[a-z_.]*\)",$$/\1/p' replay/kernel.py | tr . / | sed 's/$$/.py/')
+KERNEL_SRC := setup.py replay/kernel.py $(wildcard replay/*.pxd replay/variants/*/*.pxd) $(shell sed -n 's/^    "\(replay\.[a-z_.]*\)",$$/\1/p' replay/kernel.py | tr . / | sed 's/$$/.py/')
 
 $(BASE): pyproject.toml setup.py | $(VENV)/bin/python
 	$(PIP) -e .

@@ -11,7 +11,6 @@ runs a module's ``.py`` whenever its ``.so`` is missing or older than its source
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import os
 import sys
@@ -31,6 +30,17 @@ def kernel_modules() -> tuple[str, ...]:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "MODULES" for t in node.targets):
             return tuple(ast.literal_eval(node.value))
     raise RuntimeError("replay/kernel.py has no MODULES")
+
+
+def _kernel():  # type: ignore[no-untyped-def]
+    """replay/kernel.py, loaded by path (only the standard library; the package is not importable
+    at build time): its ``module_digest`` is what the build records."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_paipu_kernel", HERE / "replay" / "kernel.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
 
 
 def _source(name: str) -> Path:
@@ -56,7 +66,7 @@ class OptionalBuildExt(build_ext):
 
     def run(self) -> None:
         self.failed: dict[str, str] = {}
-        self.digests = {ext.name: hashlib.sha256(_source(ext.name).read_bytes()).hexdigest() for ext in self.extensions}
+        self.digests = {ext.name: _kernel().module_digest(ext.name) for ext in self.extensions}
         try:
             super().run()
         except Exception as e:  # no compiler at all (setuptools raises before any module)

@@ -12,8 +12,12 @@ Spec: ../shared/spec/log-format.md §4 (events, passes, forced acts, priority),
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
+
+try:
+    import cython
+except ImportError:  # no Cython: the plain-Python stand-in (replay/_cython.py)
+    from replay import _cython as cython
 
 from replay.cards import Deck
 from replay.errors import RuleViolation
@@ -56,7 +60,6 @@ for _name in ("START", "DISCARD", "WINDOW", "DRAW", "OVER"):
     setattr(Phase, _name, Phase(_name, _name.lower()))
 
 
-@dataclass
 class Option:
     """One seat's option in a claim window (or at the start of the hand).
 
@@ -66,14 +69,29 @@ class Option:
     :param events: every concrete legal event of this option (bots pick from these;
         the replayer matches logged events against them).
     :param rule: rule id that grants the option (for messages).
+
+    Compiled, an extension type with its fields in C (issue 18: made and read at every claim
+    window); equal and shown as the dataclass it was.
     """
 
-    seat: int
-    act: str
-    key: tuple[int, ...]
-    forced: bool
-    events: list[Event]
-    rule: str
+
+    def __init__(self, seat: int, act: str, key: tuple[int, ...], forced: bool, events: list[Event], rule: str) -> None:
+        self.seat, self.act, self.key, self.forced, self.events, self.rule = seat, act, key, forced, events, rule
+
+    def _fields(self) -> tuple:
+        return (self.seat, self.act, self.key, self.forced, self.events, self.rule)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Option):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __repr__(self) -> str:
+        return (f"Option(seat={self.seat!r}, act={self.act!r}, key={self.key!r}, forced={self.forced!r}, "
+                f"events={self.events!r}, rule={self.rule!r})")
+
+    def __reduce__(self) -> tuple:
+        return (Option, self._fields())
 
 
 class Window:
@@ -90,7 +108,6 @@ class Window:
     builders run while the window is open, so they see the state the window opened on.
     """
 
-    __slots__ = ("card", "src", "kind", "passed", "declined", "_options", "_build", "_closing", "_closing_options")
 
     def __init__(self, card: int, src: int, kind: str, options: list[Option] | None = None, *,
                  build: Callable[[], list[Option]] | None = None,
@@ -102,6 +119,10 @@ class Window:
         self.declined: frozenset[int] = frozenset()
         self._options, self._build, self._closing = options, build, closing
         self._closing_options: list[Option] | None = None
+
+    def __reduce__(self) -> tuple:  # copies (judge.fork) alike on both kernels
+        return (_window, (self.card, self.src, self.kind, self.passed, self.declined, self._options, self._build,
+                          self._closing, self._closing_options))
 
     @property
     def options(self) -> list[Option]:
@@ -122,19 +143,32 @@ class Window:
             self._closing_options = self._closing()
         return self._closing_options
 
+    @cython.locals(o=Option, i=cython.Py_ssize_t, opts=list, declined=frozenset)
     def of(self, seat: int) -> list[Option]:
         """The options of ``seat`` still open."""
-        if self.declined:
-            return [o for i, o in enumerate(self.options) if o.seat == seat and seat not in self.passed
-                    and i not in self.declined]
-        return [o for o in self.options if o.seat == seat and seat not in self.passed]
+        opts = self.options
+        out: list[Option] = []
+        if seat in self.passed:
+            return out
+        declined = self.declined
+        for i in range(len(opts)):
+            o = opts[i]
+            if o.seat == seat and (not declined or i not in declined):
+                out.append(o)
+        return out
 
+    @cython.locals(o=Option, i=cython.Py_ssize_t, opts=list, declined=frozenset, passed=set)
     def ahead_of(self, opt: Option) -> list[Option]:
         """Other seats' open options that rank before ``opt`` (they must pass first)."""
-        if self.declined:
-            return [o for i, o in enumerate(self.options) if o.seat != opt.seat and o.seat not in self.passed
-                    and o.key < opt.key and i not in self.declined]
-        return [o for o in self.options if o.seat != opt.seat and o.seat not in self.passed and o.key < opt.key]
+        opts = self.options
+        passed, declined = self.passed, self.declined
+        seat, key = opt.seat, opt.key
+        out: list[Option] = []
+        for i in range(len(opts)):
+            o = opts[i]
+            if o.seat != seat and o.seat not in passed and o.key < key and (not declined or i not in declined):
+                out.append(o)
+        return out
 
     def declinable(self, seat: int) -> list[int]:
         """Indices of ``seat``'s open options that a pass declines while the seat has a forced
@@ -149,9 +183,30 @@ class Window:
         first = min(forced)
         return [i for i, o in mine if not o.forced and o.key < first]
 
+    @cython.locals(o=Option, passed=set)
     def forced_open(self) -> list[Option]:
         """Forced options of seats that have not acted."""
-        return [o for o in self.closing if o.forced and o.seat not in self.passed]
+        passed = self.passed
+        out: list[Option] = []
+        for o in self.closing:
+            if o.forced and o.seat not in passed:
+                out.append(o)
+        return out
+
+
+def _window(card: int, src: int, kind: str, passed: set[int], declined: frozenset[int], options: list[Option] | None,
+            build: Callable[[], list[Option]] | None, closing: Callable[[], list[Option]] | None,
+            closing_options: list[Option] | None) -> Window:
+    """A :class:`Window` from its fields (:meth:`Window.__reduce__`)."""
+    w = Window.__new__(Window)
+    w.card, w.src, w.kind, w.passed, w.declined = card, src, kind, passed, declined
+    w._options, w._build, w._closing, w._closing_options = options, build, closing, closing_options
+    return w
+
+
+def _blank(cls: type) -> Any:
+    """An instance of a state class with no field set (:meth:`GameState.__reduce__`)."""
+    return cls.__new__(cls)
 
 
 # Spec §4: the optional fields each act takes besides `card` and `t` (which every act may carry).
@@ -200,7 +255,12 @@ class GameState:
     """
 
     variant = "core"
-    deck: Deck
+    deck = None  # the variant's Deck (no annotation: in a compiled class body it would declare a C field)
+
+    # The fields engine.pxd declares in C (compiled, they are not in ``__dict__``), and a
+    # variant's state.pxd beside them: what a copy carries over besides ``__dict__``.
+    C_FIELDS = ("record", "rules", "n", "dealer", "stake", "hands", "wall", "front", "back", "melds", "river",
+                "phase", "turn", "window", "step", "outcome")
 
     def __init__(self, record: Record, ruleset: Ruleset) -> None:
         self.record = record
@@ -220,6 +280,26 @@ class GameState:
         self.window: Window | None = None
         self.step = 0
         self.outcome: dict[str, Any] | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """Every attribute of the state by name (:data:`C_FIELDS` and ``__dict__``), for copies."""
+        d = dict(vars(self))  # vars: a compiled class may not name its __dict__
+        for name in self.C_FIELDS:
+            d[name] = getattr(self, name)
+        return d
+
+    def set_fields(self, d: dict[str, Any]) -> None:
+        """Set every attribute of ``d`` (:meth:`fields`' inverse)."""
+        for name, value in d.items():
+            setattr(self, name, value)
+
+    def __reduce__(self) -> tuple:
+        """Copies (``copy``, :func:`replay.judge.fork`) as of a plain object, on both kernels:
+        made blank, then given the fields (deep-copied by ``deepcopy``)."""
+        return (_blank, (type(self),), self.fields())
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.set_fields(d)
 
     # -- helpers ---------------------------------------------------------------------------
     def xia(self, seat: int) -> int:
@@ -396,7 +476,7 @@ class GameState:
 
     # Keys a variant's settlement has beyond spec §5's common ones, and their value on a drawn hand
     # (e.g. {"xing": None} in the 字牌 family, {"jing": None, "bao": None} in 花牌).
-    draw_result_extra: dict[str, Any] = {}
+    draw_result_extra = {}
 
     def end_draw(self) -> None:
         """荒庄: the wall is empty and nobody won; nobody pays."""

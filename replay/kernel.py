@@ -76,8 +76,27 @@ def compiled_file(name: str) -> Path | None:
 
 
 def digest(path: Path) -> str:
-    """SHA-256 (hex) of a file's bytes: what the build recorded and what import compares."""
+    """SHA-256 (hex) of a file's bytes."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# Kernel modules whose compiled classes derive from another module's C classes (a `cimport` in their
+# .pxd): built against that module's .pxd, and loadable only beside its compiled build.
+CIMPORTS: dict[str, tuple[str, ...]] = {"replay.variants.guilin.state": ("replay.engine",)}
+
+
+def module_digest(name: str) -> str:
+    """What the build records for kernel module ``name`` and import compares: SHA-256 (hex) of its
+    ``.py``, or, when it or a module it cimports has a ``.pxd`` (C declarations), of the ``.py``
+    and every such ``.pxd``."""
+    src = source(name)
+    pxds = [p for p in (source(m).with_suffix(".pxd") for m in (name, *CIMPORTS.get(name, ()))) if p.exists()]
+    if not pxds:
+        return digest(src)
+    h = hashlib.sha256()
+    for p in (src, *pxds):
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
 
 
 def _manifest() -> dict[str, Any]:
@@ -134,8 +153,12 @@ def install(env: dict[str, str] | None = None) -> _Status:
                          or "not built (no C compiler at install, or installed without the build)")
         elif name not in built:
             why[name] = "its extension is not in the build manifest (make kernel rebuilds it)"
-        elif built[name] != digest(source(name)):
+        elif built[name] != module_digest(name):
             why[name] = f"{source(name).relative_to(ROOT)} changed since the build (make kernel rebuilds it)"
+    for name, bases in CIMPORTS.items():  # a compiled class cannot derive from a class run as Python
+        base = next((b for b in bases if b in why), None)
+        if base is not None and name not in why:
+            why[name] = f"it derives from {base}'s compiled classes, and {base} runs as Python ({why[base]})"
     if mode == "compiled" and why:
         name = next(iter(why))
         raise ImportError(f"PAIPU_KERNEL=compiled but {len(why)} kernel module(s) would run as Python, "

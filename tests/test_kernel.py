@@ -75,15 +75,25 @@ def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.Monke
         monkeypatch.setattr(kernel, "compiled_file", lambda name: so)
         stale = "replay.split"
         monkeypatch.setattr(kernel, "_manifest", lambda: {"cython": "3.0", "modules": {
-            m: ("0" * 64 if m == stale else kernel.digest(kernel.source(m))) for m in kernel.MODULES}})
+            m: ("0" * 64 if m == stale else kernel.module_digest(m)) for m in kernel.MODULES}})
         st = kernel.install({})
         assert st.why == {stale: "replay/split.py changed since the build (make kernel rebuilds it)"}
         assert kernel.describe() == ("kernel: compiled (Cython 3.0) but 1 of 18 modules pure Python: replay.split: "
                                      "replay/split.py changed since the build (make kernel rebuilds it)")
         with pytest.raises(ImportError, match="PAIPU_KERNEL=compiled but 1 kernel module"):
             kernel.install({"PAIPU_KERNEL": "compiled"})
+        # the engine stale: the 桂林 state, whose compiled class derives from the engine's, runs as Python too
         monkeypatch.setattr(kernel, "_manifest", lambda: {"cython": "3.0", "modules": {
-            m: kernel.digest(kernel.source(m)) for m in kernel.MODULES}})
+            m: ("0" * 64 if m == "replay.engine" else kernel.module_digest(m)) for m in kernel.MODULES}})
+        assert kernel.install({}).why == {
+            "replay.engine": "replay/engine.py changed since the build (make kernel rebuilds it)",
+            "replay.variants.guilin.state": "it derives from replay.engine's compiled classes, and replay.engine runs "
+                                            "as Python (replay/engine.py changed since the build (make kernel rebuilds it))"}
+        # a module's digest covers the .pxd files it is compiled against: its own and the engine's
+        assert kernel.module_digest("replay.split") == kernel.digest(kernel.source("replay.split"))
+        assert kernel.module_digest("replay.variants.guilin.state") != kernel.digest(kernel.source("replay.variants.guilin.state"))
+        monkeypatch.setattr(kernel, "_manifest", lambda: {"cython": "3.0", "modules": {
+            m: kernel.module_digest(m) for m in kernel.MODULES}})
         assert not kernel.install({}).why
         assert kernel.describe() == "kernel: compiled (Cython 3.0, 18 modules)"
         assert not any(isinstance(f, kernel._SourceFirst) for f in sys.meta_path)

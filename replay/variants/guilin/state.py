@@ -117,6 +117,11 @@ class GuilinState(GameState):
     variant = "guilin"
     deck = ZIPAI
     draw_result_extra = {"xing": None}
+    # state.pxd declares these in C (compiled: not in __dict__); GameState.fields copies them
+    C_FIELDS = GameState.C_FIELDS + (
+        "chou", "peng_passed", "draws", "discards", "after_forced", "win", "claims", "skip_discard", "may_skip",
+        "next_draw", "must_hu", "skipped", "forced_card", "xing_turns", "alike", "hu_triple", "fang_pao_bi_hu",
+        "sao_kai_duo_on_discard", "bi_blocks", "dian_pao_ok", "chi_discard", "next_of_claimer", "ting_skip", "declare")
 
     def __init__(self, record, ruleset) -> None:
         super().__init__(record, ruleset)
@@ -167,9 +172,9 @@ class GuilinState(GameState):
         """A copy for :func:`replay.judge.fork`: the mutable tables copied, the record, the ruleset
         and the wall (never changed after the deal) shared; the open window's options built first
         (a lazy builder is a closure over this state)."""
-        new = object.__new__(type(self))
+        new = type(self).__new__(type(self))
         memo[id(self)] = new
-        d = dict(self.__dict__)
+        d = self.fields()
         for name in ("hands", "melds", "river", "claims", "ting_skip"):
             d[name] = [list(x) if isinstance(x, list) else x for x in d[name]]
         for name in ("chou", "peng_passed"):
@@ -185,7 +190,7 @@ class GuilinState(GameState):
             nw = copy.copy(w)
             nw.passed = set(w.passed)
             d["window"] = nw
-        new.__dict__.update(d)
+        new.set_fields(d)
         return new
 
     # -- hand helpers ----------------------------------------------------------------------

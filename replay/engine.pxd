@@ -1,0 +1,16 @@
+# C declarations of replay/engine.py's classes for the compiled kernel (issue 18; Cython reads this
+# file beside the .py, which stays the importable reference). Fields are Python objects: the
+# compiled code keeps Python's values and semantics; what it saves is the attribute lookup.
+# A variant's state.pxd cimports GameState to declare its own fields the same way.
+
+cdef class Option:
+    cdef public object seat, act, key, forced, events, rule
+
+cdef class Window:
+    cdef public object card, src, kind, passed, declined
+    cdef public object _options, _build, _closing, _closing_options
+
+cdef class GameState:
+    cdef dict __dict__
+    cdef public object record, rules, n, dealer, stake, hands, wall, front, back, melds, river
+    cdef public object phase, turn, window, step, outcome
