@@ -15,7 +15,6 @@ Sources (001 = 001_b125067d32c1f7d7.txt, 004 = 004_d2ed00504ff040a5.txt):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Sequence
 
 from replay.cards import ZIPAI
@@ -505,9 +504,6 @@ def _coverable(x, pairs, triple):
     return not m1 & ~cov
 
 
-_GE1 = bytes([48] + [49] * 255)  # translate table: digit 1 where the count is ≥ 1
-_GE2 = bytes([48, 48] + [49] * 254)  # ... ≥ 2
-_LOOSE = bytes([0, 1, 2] + [0] * 253)  # translate table: dealt sets (3, 4 alike) read as 0
 
 
 def _reach(w: int) -> int:
@@ -522,15 +518,24 @@ def _reach(w: int) -> int:
 _REACH = [_reach(w) for w in range(20)]
 
 
-@lru_cache(maxsize=8_192)
-def _loose(hand: bytes) -> tuple[int, int, bool, int]:
-    """Of the kinds that are not dealt sets (3 or 4 alike): the bits held ≥ 1 and ≥ 2 times; whether
-    there is a dealt set; and the bits that fit no group even where pairs are allowed (the claim
-    windows' first test, before :func:`best_points`: such a kind out of the card's reach)."""
-    loose = hand.translate(_LOOSE)
-    m1 = int(loose.translate(_GE1)[::-1], 2)
-    m2 = int(loose.translate(_GE2)[::-1], 2)
-    return m1, m2, loose != hand, m1 & ~_cover(m1, m2, 1)
+@cython.locals(h=list, k=cython.Py_ssize_t, v=cython.longlong, m1=cython.ulonglong, m2=cython.ulonglong,
+               one=cython.ulonglong)
+def stray_kinds(h: list[int]) -> int:
+    """Of the kinds of count vector ``h`` (20 kinds) that are not dealt sets (3 or 4 alike): the bits
+    (kind k: bit k) of those that fit no group even where pairs are allowed — the claim windows'
+    first test, before :func:`best_points`: such a kind out of the card's reach, no win. A typed
+    loop (issue 18; it was a cached function of the hand as bytes)."""
+    m1 = 0
+    m2 = 0
+    one = 1
+    for k in range(len(h)):
+        v = h[k]
+        if v == 1:
+            m1 |= one << k
+        elif v == 2:
+            m1 |= one << k
+            m2 |= one << k
+    return m1 & ~_cover(m1, m2, 1)
 
 
 # The concealed group of each move of _take (but the triple, whose kind is the rule option's) on
@@ -748,7 +753,7 @@ def best_points(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]],
     """``best_split(...).points`` (None when there is no split), without building the split:
     the claim windows ask this for every seat and card, and nearly every answer is None. The
     same search as :func:`best_split` (:func:`_score`); raises as it does. (The claim windows
-    first rule out most hands on numbers cached per hand: :func:`_loose`. A shortcut here too,
+    first rule out most hands with a cheaper test of the hand: :func:`stray_kinds`. A shortcut here too,
     on those numbers, measured: 4.03 M instructions a compiled guilin game against 3.90 M without.)"""
     return _score(hand, melds, win_card, win_from, hu_triple, False)
 

@@ -13,6 +13,11 @@ from itertools import combinations_with_replacement
 from operator import itemgetter
 from typing import Any
 
+try:
+    import cython
+except ImportError:  # no Cython: the plain-Python stand-in (replay/_cython.py)
+    from replay import _cython as cython
+
 from replay.cards import ZIPAI
 from replay.engine import GameState, Option, Phase, Window
 from replay.record import Event
@@ -45,6 +50,32 @@ def _own(shape: tuple[int, int, int], c: int) -> tuple[int, ...]:
 # that order; and the translate table of free() (3 or 4 alike are locked: read as 0).
 OWN_WITH: dict[int, tuple[tuple[int, ...], ...]] = {c: tuple(_own(s, c) for s in SHAPES_WITH[c]) for c in range(20)}
 _FREE = bytes([0, 1, 2] + [0] * 253)
+
+
+@cython.cfunc
+@cython.inline
+@cython.locals(h=list, k=cython.Py_ssize_t, v=cython.longlong)
+@cython.returns(cython.longlong)
+@cython.exceptval(check=True)
+def _free_of(h, k):
+    """The free copies of kind ``k`` in count vector ``h``: a dealt 坎/four (3 or 4 alike) is
+    locked (001 §技巧攻略), read as 0 — ``free()``'s entry, without building the list (issue 18)."""
+    v = h[k]
+    return v if v < 3 else 0
+
+
+@cython.cfunc
+@cython.locals(h=list, k=cython.Py_ssize_t, v=cython.longlong, t=cython.longlong)
+@cython.returns(cython.longlong)
+@cython.exceptval(check=True)
+def _free_total(h):
+    """``sum(free)`` of count vector ``h``: the cards a seat may use or discard."""
+    t = 0
+    for k in range(len(h)):
+        v = h[k]
+        if v < 3:
+            t += v
+    return t
 _NEAR_GET = {c: itemgetter(*sorted({k for sh in SHAPES_WITH[c] for k in sh})) for c in range(20)}
 """Per card, the free counts that decide its 吃 (the kinds sharing a shape with it): the memo key."""
 _CHI_MEMO: dict[tuple, list] = {}
@@ -315,7 +346,7 @@ class GuilinState(GameState):
         if (flip or self.dian_pao_ok) and (full or (not flip and self.fang_pao_bi_hu)):
             reach = sc._REACH[c]
             for pos, s in enumerate(order):
-                if sc._loose(bytes(hands[s]))[3] & ~reach:
+                if sc.stray_kinds(hands[s]) & ~reach:
                     continue  # a kind out of c's reach fits no group: best_points' first shortcut, inlined
                 wf = "self" if s == src else ("flip" if flip else "discard")
                 if self.can_win(s, c, wf):
@@ -337,7 +368,7 @@ class GuilinState(GameState):
                                   [Event(seat=s, act="kai_duo", card=code, cards=[code] * 3)], "kai_duo"))
             elif alike in SAO_KINDS and (flip or self.sao_kai_duo_on_discard):
                 out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(seat=s, act="kai_duo", card=code)], "kai_duo"))
-            elif n_held == 2 and sum(bytes(h).translate(_FREE)) > 2:  # 碰: 别家摸或打出 (001 §碰); a card left to discard
+            elif n_held == 2 and _free_total(h) > 2:  # 碰: 别家摸或打出 (001 §碰); a card left to discard
                 out.append(Option(s, "peng", (R_DUO, 0), False,
                                   [Event(seat=s, act="peng", card=code, cards=[code] * 2)], "peng"))
         xia = (src + 1) % self.n
@@ -364,11 +395,12 @@ class GuilinState(GameState):
         The answer depends only on the free counts of the kinds sharing a shape with ``c`` and on
         how many free cards there are (≥ 12 all alike): memoised on those (:func:`_chi_choices`).
         A seat without a free copy of ``c`` owes no 比: its answer is the own pairs it holds."""
-        free = bytes(self.hands[seat]).translate(_FREE)
-        if not free[c]:
-            if sum(free) == 2:  # no card would be left to discard
+        h = self.hands[seat]
+        if not _free_of(h, c):
+            if _free_total(h) == 2:  # no card would be left to discard
                 return []
-            return [choice for choice, a, na, b in _NO_BI[c] if free[a] >= na and free[b]]
+            return [choice for choice, a, na, b in _NO_BI[c] if _free_of(h, a) >= na and _free_of(h, b)]
+        free = bytes(h).translate(_FREE)
         key = (c, _NEAR_GET[c](free), min(sum(free), 12), self.bi_blocks)
         got = _CHI_MEMO.get(key)
         if got is None:
@@ -382,14 +414,14 @@ class GuilinState(GameState):
         options: an unused 吃 makes the card 臭). Every own pair that fits is legal when no 比 is owed,
         and also when more than 8 free cards are held and a copy without a shape does not block (the
         比 groups take at most two copies of ``c``: at most 2 + 6 cards, one is left to discard)."""
-        free = bytes(self.hands[seat]).translate(_FREE)
-        total = sum(free)
-        if free[c] and (self.bi_blocks or total <= 8):
+        h = self.hands[seat]
+        total = _free_total(h)
+        if _free_of(h, c) and (self.bi_blocks or total <= 8):
             return bool(self.chi_choices(seat, c))
         if total == 2:  # no card would be left to discard
             return False
         for _, a, na, b in _NO_BI[c]:
-            if free[a] >= na and free[b]:
+            if _free_of(h, a) >= na and _free_of(h, b):
                 return True
         return False
 
@@ -540,7 +572,7 @@ class GuilinState(GameState):
                                 f"after its `{act}` the hand no longer wins, so the `{act}` left the 胡 out")
             self.must_hu = owed.rule
         chong_duo = act in FOUR and self.fours(s) >= 2
-        if chong_duo or not any(bytes(h).translate(_FREE)):
+        if chong_duo or not _free_total(h):
             # 重舵: no discard (001 §技巧攻略); a seat left with nothing to discard likewise. Who draws
             # next: option chong_duo_next (docs/rules/guilin.md §重舵); the seat may still 胡 first.
             why = "chong_duo" if chong_duo else "no_card"
