@@ -138,8 +138,11 @@ def _claim_order(n: int, src: int, flip: bool) -> tuple[int, ...]:
     return tuple((src + i) % n for i in range(0 if flip else 1, n))
 
 
+_CODES: list[str] = list(ZIPAI.codes)  # kind -> code, read without an attribute lookup a card
+
+
 def _codes(kinds) -> list[str]:
-    return [ZIPAI.codes[k] for k in kinds]
+    return [_CODES[k] for k in kinds]
 
 
 class GuilinState(GameState):
@@ -327,7 +330,7 @@ class GuilinState(GameState):
         is forced (放炮必胡), and a 吃 option without its events (only whether one exists matters
         when nobody claims: it makes the card 臭)."""
         c = card
-        code = ZIPAI.codes[c]
+        code = _CODES[c]
         flip = kind == "flip"
         hands = self.hands
         if flip:  # the drawer's own 扫 / 过扫 / 扫穿 / 开舵 (001 §扫, §过扫, §扫穿, §开舵)
@@ -787,7 +790,7 @@ class GuilinState(GameState):
         scores[s] = share * (self.n - 1)
         self.win = {"seat": s, "card": c, "kind": kind, "groups": groups, "xing_cards": turned}
         self.outcome = {
-            "outcome": "win", "winner": s, "win_card": ZIPAI.codes[c] if c is not None else None, "from": src,
+            "outcome": "win", "winner": s, "win_card": _CODES[c] if c is not None else None, "from": src,
             "points": points, "hand_types": hand_types,
             "xing": {"cards": _codes(turned), "count": xing},
             "units": units, "breakdown": bd, "scores": scores,
@@ -831,8 +834,8 @@ class GuilinState(GameState):
             return []
         seat, fours = self.declare[0]
         if fours:
-            return [Event(seat=seat, act="sao_chuan", cards=[ZIPAI.codes[fours[0]]] * 4)]
-        return [Event(seat=seat, act="draw", card=ZIPAI.codes[self.wall[self.front]], to_hand=True)]
+            return [Event(seat=seat, act="sao_chuan", cards=[_CODES[fours[0]]] * 4)]
+        return [Event(seat=seat, act="draw", card=_CODES[self.wall[self.front]], to_hand=True)]
 
     def _on_declare(self, ev: Event) -> None:
         """Start-of-hand laying down of dealt fours and the replacement draw (004 §3.打牌 4:
@@ -842,7 +845,7 @@ class GuilinState(GameState):
             if ev.seat != seat or ev.act != "sao_chuan" or ev.card is not None or not ev.cards:
                 raise self.fail("missing_forced_action", "dealt_four",
                                 f"seat {seat} must first lay down its dealt fours "
-                                f"({', '.join(ZIPAI.codes[k] for k in fours)}) as sao_chuan (start of hand)")
+                                f"({', '.join(_CODES[k] for k in fours)}) as sao_chuan (start of hand)")
             kinds = [ZIPAI.index(x) for x in ev.cards]
             if len(kinds) != 4 or len(set(kinds)) != 1 or kinds[0] not in fours:
                 raise self.fail("illegal_action", "dealt_four", f"seat {seat} holds no dealt four of {ev.cards}")
@@ -902,25 +905,25 @@ class GuilinState(GameState):
         if self.declare and self.phase is Phase.START:
             return self.pending_declarations()
         if self.phase is Phase.DRAW:
-            return [Event(seat=self.turn, act="draw", card=ZIPAI.codes[self.wall[self.front]])]
+            return [Event(seat=self.turn, act="draw", card=_CODES[self.wall[self.front]])]
         if self.phase is Phase.DISCARD:
             s = self.turn
-            evs = [Event(seat=s, act="discard", card=ZIPAI.codes[k]) for k, n in enumerate(self.free(s)) if n]
+            evs = [Event(seat=s, act="discard", card=_CODES[k]) for k, n in enumerate(self.free(s)) if n]
             if self.after_forced and self.after_forced[0] == s:
-                evs.append(Event(seat=s, act="hu", card=ZIPAI.codes[self.after_forced[1]]))
+                evs.append(Event(seat=s, act="hu", card=_CODES[self.after_forced[1]]))
             if self.skip_discard or self.must_hu:
                 evs = [e for e in evs if e.act == "hu"]
             if self.must_hu:
                 return evs
             if (self.skip_discard or self.may_skip) and self.wall_left:
                 assert self.next_draw is not None
-                evs.append(Event(seat=self.next_draw, act="draw", card=ZIPAI.codes[self.wall[self.front]]))
+                evs.append(Event(seat=self.next_draw, act="draw", card=_CODES[self.wall[self.front]]))
             return evs
         w = self.window
         assert w is not None
         evs = self.window_events() + self.closing_draw()
         if w.kind == "start":  # the dealer's first discard closes the start window
-            evs += [Event(seat=self.dealer, act="discard", card=ZIPAI.codes[k]) for k, n in enumerate(self.free(self.dealer)) if n]
+            evs += [Event(seat=self.dealer, act="discard", card=_CODES[k]) for k, n in enumerate(self.free(self.dealer)) if n]
         return evs
 
     def snapshot(self) -> dict[str, Any]:
