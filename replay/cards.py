@@ -16,6 +16,11 @@ from typing import Iterable, Mapping
 
 from replay.errors import UnknownCard
 
+try:
+    import cython
+except ImportError:  # run as Python where Cython is not installed (replay/_cython.py: no-op decorators)
+    from replay import _cython as cython
+
 _FAMILY_NAMES = {"zipai": "字牌", "huapai": "花牌", "huapai_lai": "花牌 (with 賴)", "shangdaren": "上大人"}
 """The decks' names in messages (the family id ``zipai`` would read as the variant of that name)."""
 _SMALL = "一二三四五六七八九十"
@@ -44,6 +49,8 @@ class Deck:
         # every accepted spelling (canonical codes and aliases) → kind: one lookup per card
         lookup = {**{a: index[c] for a, c in self.aliases.items() if c in index}, **index}
         object.__setattr__(self, "_index", lookup)
+        # every accepted spelling → its canonical code (canonical_codes: one C-level map a list)
+        object.__setattr__(self, "_canon", {a: self.codes[i] for a, i in lookup.items()})
 
     @property
     def size(self) -> int:
@@ -67,21 +74,26 @@ class Deck:
 
     def canonical_codes(self, cards: Iterable[str]) -> list[str]:
         """Canonical codes of ``cards`` (codes or aliases). :raises UnknownCard:"""
-        codes, get = self.codes, self._index.get  # type: ignore[attr-defined]
-        out = []
-        for c in cards:
-            i = get(c)
-            out.append(codes[i] if i is not None else self.canonical(c))
-        return out
+        cards = list(cards)
+        try:
+            return list(map(self._canon.__getitem__, cards))  # type: ignore[attr-defined]
+        except KeyError:  # name the first unknown card
+            return [self.canonical(c) for c in cards]
 
+    def kinds(self, cards: Iterable[str]) -> list[int]:
+        """Kind index of each of ``cards`` (codes or aliases), in order: :meth:`index` of each.
+        :raises UnknownCard:"""
+        cards = list(cards)
+        try:
+            return list(map(self._index.__getitem__, cards))  # type: ignore[attr-defined]
+        except KeyError:  # name the first unknown card
+            return [self.index(c) for c in cards]
+
+    @cython.locals(v=list, i=cython.Py_ssize_t)
     def counts(self, cards: Iterable[str]) -> list[int]:
         """Count vector of ``cards`` (codes). :raises UnknownCard:"""
         v = [0] * len(self.codes)
-        get = self._index.get  # type: ignore[attr-defined]
-        for c in cards:
-            i = get(c)
-            if i is None:
-                self.index(c)  # raises UnknownCard
+        for i in self.kinds(cards):
             v[i] += 1
         return v
 

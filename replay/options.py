@@ -68,14 +68,36 @@ class Ruleset:
         return self.values[key]
 
 
+_MEMO: dict[tuple, tuple[Sequence[RuleOption], Ruleset]] = {}
+_MEMO_MAX = 1024
+_SCALARS = (str, int, bool, type(None))
+
+
 def make_ruleset(variant: str, options: Sequence[RuleOption], rules: Mapping[str, Any] | None) -> Ruleset:
     """Resolve ``rules`` (a record's overrides) against ``options``.
+
+    Memoised (the same few rule sets recur game after game): by the variant, the ``options``
+    object and the overrides with their types (``True`` is not ``1`` here), when every override
+    is a string, int, bool or null; the answer is shared, so its ``values`` must not be changed.
 
     :returns: the full :class:`Ruleset`; ``id`` is ``<variant>-<10 hex>`` of
         the canonical JSON of the non-default values (``<variant>-default``
         when every value is the default).
     :raises RuleViolation: ``schema`` for an unknown option or a value not allowed.
     """
+    items = tuple((k, type(v), v) for k, v in rules.items()) if rules else ()
+    key = (variant, id(options), items) if all(type(v) in _SCALARS for _, _, v in items) else None
+    if key is not None:
+        hit = _MEMO.get(key)
+        if hit is not None and hit[0] is options:
+            return hit[1]
+    ruleset = _make_ruleset(variant, options, rules)
+    if key is not None and len(_MEMO) < _MEMO_MAX:
+        _MEMO[key] = (options, ruleset)
+    return ruleset
+
+
+def _make_ruleset(variant: str, options: Sequence[RuleOption], rules: Mapping[str, Any] | None) -> Ruleset:
     by_name = {o.name: o for o in options}
     values = {o.name: o.default for o in options}
     for k, v in (rules or {}).items():

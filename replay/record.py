@@ -138,6 +138,16 @@ def _unknown_fields(obj: dict[str, Any], kind: str, path: str) -> list[str]:
             for k in obj if k not in _ALLOWED[kind] and not k.startswith("x_")]
 
 
+def _events_known(acts: list[Any]) -> bool:
+    """True when every item of ``acts`` is an object of known event fields only — one C-level pass
+    (set.issuperset over each): then no event can add an unknown-field problem. False leaves the
+    item-by-item check (``_unknown_fields``) to say which, or an item that is no object (False too)."""
+    try:
+        return all(map(_ALLOWED["event"].issuperset, acts))
+    except TypeError:  # an item that is not iterable: not an object
+        return False
+
+
 def utf8_text(s: str) -> str:
     """``s`` as text that always encodes to UTF-8: unchanged when it does, else every code point
     that cannot (a lone surrogate: from a JSON escape such as ``"\\ud800"``, or an undecodable byte
@@ -248,12 +258,13 @@ def decode_record(raw: bytes | str, obj: dict[str, Any] | None = None) -> Record
     """
     if obj is None:
         obj = parse_object(raw)
-    problems = _unknown_fields(obj, "record", "$")
+    problems = _unknown_fields(obj, "record", "$") if not _ALLOWED["record"].issuperset(obj) else []
     for key, kind in (("deal", "deal"), ("result", "result"), ("shuffle", "shuffle")):
-        if isinstance(obj.get(key), dict):
-            problems += _unknown_fields(obj[key], kind, f"$.{key}")
+        sub = obj.get(key)
+        if isinstance(sub, dict) and not _ALLOWED[kind].issuperset(sub):
+            problems += _unknown_fields(sub, kind, f"$.{key}")
     acts = obj.get("actions")
-    if isinstance(acts, list):
+    if isinstance(acts, list) and not _events_known(acts):
         for i, ev in enumerate(acts):
             if isinstance(ev, dict):
                 problems += _unknown_fields(ev, "event", f"$.actions[{i}]")
