@@ -1,6 +1,7 @@
 # C declarations of replay/engine.py's classes for the compiled kernel (issue 18; Cython reads this
-# file beside the .py, which stays the importable reference). Fields are Python objects: the
-# compiled code keeps Python's values and semantics; what it saves is the attribute lookup.
+# file beside the .py, which stays the importable reference). Fields are Python objects: the compiled
+# code keeps Python's values and semantics; what it saves is the attribute lookup, and, for the
+# methods declared here (cpdef), the Python call from compiled code.
 # A variant's state.pxd cimports GameState to declare its own fields the same way.
 
 cdef class Option:
@@ -9,6 +10,9 @@ cdef class Option:
 cdef class Window:
     cdef public object card, src, kind, passed, declined
     cdef public object _options, _build, _closing, _closing_options
+    cpdef list of(self, seat)
+    cpdef list ahead_of(self, opt)
+    cpdef list forced_open(self)
 
 cdef class GameState:
     cdef dict __dict__

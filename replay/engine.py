@@ -374,15 +374,18 @@ class GameState:
             raise self.fail("schema", "paipu.event", f"`{ev.act}` does not take "
                             + ", ".join(f"`{f}`" for f in bad) + " (spec §4: " + "; ".join(_WHY[f] for f in bad) + ")")
 
+    @cython.locals(w=Window)
     def _targets_window(self, ev: Event) -> bool:
         """Whether ``ev`` is meant for the open window (a pass, or a claim on its card by a seat)."""
-        assert self.window is not None
+        w = self.window
+        assert w is not None
         if ev.act == "pass":
             return True
         if ev.act in ("draw", "discard"):
             return False
-        return ev.card is None or self.deck.index(ev.card) == self.window.card or bool(self.window.of(ev.seat))
+        return ev.card is None or self.deck.index(ev.card) == w.card or bool(w.of(ev.seat))
 
+    @cython.locals(w=Window, o=Option)
     def on_window_event(self, ev: Event) -> None:
         """A pass or a claim in the open window (or the start window)."""
         w = self.window
@@ -432,6 +435,7 @@ class GameState:
         self.window = None
         self.apply_claim(match, ev, w)
 
+    @cython.locals(o=Option)
     def _matching_option(self, ev: Event, opts: list[Option]) -> Option | None:
         """The first option with an event whose :func:`event_key` is ``ev``'s, or None. An event
         with the very same fields has the same key, so the keys are built only past such a check
@@ -448,6 +452,7 @@ class GameState:
                     return o
         return None
 
+    @cython.locals(w=Window, o=Option)
     def close_window(self) -> None:
         """Close the open window with no claim (every open option passed implicitly).
 

@@ -504,6 +504,7 @@ class GuilinState(GameState):
         self.chou[s].add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
         self.open_window(c, s, "discard")
 
+    @cython.locals(o=Option)
     def window_closed(self, w: Window) -> None:
         if w.kind == "start":
             self.owe_discard(self.dealer, self.dealer)
@@ -518,6 +519,7 @@ class GuilinState(GameState):
             self.chou[w.src].add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
         self.to_draw(self.xia(w.src))
 
+    @cython.locals(o=Option)
     def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
         s, c, act = ev.seat, w.card, ev.act
         self.skip_discard = None
@@ -690,6 +692,7 @@ class GuilinState(GameState):
                             "and under bi_without_group = blocks there is then no 吃 (下比: 有比的情况下不比，吃的过程整体取消, "
                             "001 §技巧攻略 下张)")
 
+    @cython.locals(w=Window, o=Option)
     def on_window_event(self, ev: Event) -> None:
         """A claim that leaves out the seat's own forced act (开舵, 扫…, 放炮必胡 胡) for a lower one
         (e.g. 吃 instead of 开舵) is ``missing_forced_action`` (001 §开舵 就要开舵; docs/rules/guilin.md
@@ -702,6 +705,7 @@ class GuilinState(GameState):
                                 f"its forced act cannot be left out for a `{ev.act}` of its own")
         super().on_window_event(ev)
 
+    @cython.locals(o=Option)
     def forced_left_out(self, seat: int, act: str, w: Window) -> Option | None:
         """The seat's own forced option that taking ``act`` in ``w`` would leave out, or None: a
         forced act (开舵, 扫…) may be replaced only by itself or by 胡 (001 §开舵: 自己胡牌的话可以不开舵)."""
