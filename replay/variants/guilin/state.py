@@ -189,7 +189,8 @@ class GuilinState(GameState):
         self.next_of_claimer = ruleset["chong_duo_next"] == "claimer_xiajia"
         # 如果是起手就有两个4张同牌的情况，照常打牌，在听牌的时候不打 (001 §技巧攻略): seats dealt two or more
         # fours that keep them in hand may leave out one discard, once, when 听 (docs/rules/guilin.md §重舵).
-        self.ting_skip = [ruleset["dealt_four"] == "in_hand" and sum(c == 4 for c in h) >= 2 for h in self.hands]
+        in_hand = ruleset["dealt_four"] == "in_hand"
+        self.ting_skip = [in_hand and h.count(4) >= 2 for h in self.hands]
         # dealt_four = lay_down_pairs (004 §3.打牌 4): seats with two or more dealt fours lay them
         # face down before the first discard, then draw one replacement into the hand.
         self.declare: list[tuple[int, list[int]]] = []
@@ -404,7 +405,7 @@ class GuilinState(GameState):
                 return []
             return [choice for choice, a, na, b in _NO_BI[c] if _free_of(h, a) >= na and _free_of(h, b)]
         free = bytes(h).translate(_FREE)
-        key = (c, _NEAR_GET[c](free), min(sum(free), 12), self.bi_blocks)
+        key = (c, _NEAR_GET[c](free), min(_free_total(h), 12), self.bi_blocks)
         got = _CHI_MEMO.get(key)
         if got is None:
             if len(_CHI_MEMO) > 200_000:
