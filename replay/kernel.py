@@ -82,7 +82,8 @@ def digest(path: Path) -> str:
 
 # Kernel modules whose compiled classes derive from another module's C classes (a `cimport` in their
 # .pxd): built against that module's .pxd, and loadable only beside its compiled build.
-CIMPORTS: dict[str, tuple[str, ...]] = {"replay.variants.guilin.state": ("replay.engine",)}
+CIMPORTS: dict[str, tuple[str, ...]] = {"replay.variants.guilin.state": ("replay.engine",),
+                                         "replay.variants.yuanjiang_guihuzi.state": ("replay.engine",)}
 
 
 def module_digest(name: str) -> str:

@@ -85,10 +85,11 @@ def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.Monke
         # the engine stale: the 桂林 state, whose compiled class derives from the engine's, runs as Python too
         monkeypatch.setattr(kernel, "_manifest", lambda: {"cython": "3.0", "modules": {
             m: ("0" * 64 if m == "replay.engine" else kernel.module_digest(m)) for m in kernel.MODULES}})
+        derived = ("it derives from replay.engine's compiled classes, and replay.engine runs as Python "
+                   "(replay/engine.py changed since the build (make kernel rebuilds it))")
         assert kernel.install({}).why == {
             "replay.engine": "replay/engine.py changed since the build (make kernel rebuilds it)",
-            "replay.variants.guilin.state": "it derives from replay.engine's compiled classes, and replay.engine runs "
-                                            "as Python (replay/engine.py changed since the build (make kernel rebuilds it))"}
+            "replay.variants.guilin.state": derived, "replay.variants.yuanjiang_guihuzi.state": derived}
         # a module's digest covers the .pxd files it is compiled against: its own and the engine's
         assert kernel.module_digest("replay.split") == kernel.digest(kernel.source("replay.split"))
         assert kernel.module_digest("replay.variants.guilin.state") != kernel.digest(kernel.source("replay.variants.guilin.state"))

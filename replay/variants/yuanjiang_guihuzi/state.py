@@ -29,6 +29,10 @@ class YuanjiangState(GameState):
     variant = V
     deck = ZIPAI
     draw_result_extra = {"xing": None}
+    # state.pxd declares these in C (compiled: not in __dict__); GameState.fields copies them
+    C_FIELDS = GameState.C_FIELDS + (
+        "chi_closed", "menzi_closed", "peng_closed", "peng_own", "intact", "chi_card", "locked", "after_wai",
+        "dealer_discarded", "piao", "peng_on_flip", "peng_own_discard", "order", "win", "shapes", "ting")
 
     def __init__(self, record, ruleset) -> None:
         super().__init__(record, ruleset)
