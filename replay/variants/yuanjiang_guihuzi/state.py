@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+try:
+    import cython
+except ImportError:  # run as Python where Cython is not installed (replay/_cython.py: no-op decorators)
+    from replay import _cython as cython
+
 from replay.cards import ZIPAI
 from replay.engine import GameState, Option, Phase, Window
 from replay.errors import RuleViolation
@@ -16,11 +21,82 @@ from replay.record import Event
 from replay.variants.yuanjiang_guihuzi import scoring as sc
 
 V = "yuanjiang_guihuzi"
+_EAT_WITH = cython.declare(tuple, tuple(sc.EAT_WITH[c] for c in range(20)))  # sc.EAT_WITH by card, read in C
 R_OWN, R_HU, R_PENG, R_CHI = 0, 1, 2, 3  # 003 §玩法规则 1: 歪/溜>胡>碰>吃
 
 
 def _codes(kinds) -> list[str]:
     return [ZIPAI.codes[k] for k in kinds]
+
+
+def _no_options() -> list[Option]:
+    """A window's closing options (:class:`replay.engine.Window`): none, no option of 沅江 is forced."""
+    return []
+
+
+# The claim tests of one seat on its own data (its hand, 锁牌, closed cards): C functions, called
+# per seat and card at every window; the methods of the same names below wrap them.
+
+@cython.cfunc
+@cython.locals(h=list, lk=set, a=cython.int, na=cython.int, b=cython.int, nb=cython.int, k=cython.int,
+               n=cython.long)
+@cython.returns(cython.bint)
+@cython.exceptval(-1)
+def _left_to_discard(h, lk, a, na, b, nb, new_locks):
+    """Whether hand ``h`` less ``na`` of kind ``a`` and ``nb`` of ``b`` keeps a card to discard: one
+    neither locked (``lk``) nor in ``new_locks`` (None: none)."""
+    for k in range(20):
+        n = h[k]
+        if k == a:
+            n -= na
+        elif k == b:
+            n -= nb
+        if n > 0 and k not in lk and (new_locks is None or k not in new_locks):
+            return True
+    return False
+
+
+@cython.cfunc
+@cython.locals(h=list, lk=set, chi_closed=dict, menzi_closed=dict, card=cython.int, eat=tuple, own=tuple,
+               a=cython.int, b=cython.int, out=list)
+def _chi_owns(h, lk, chi_closed, menzi_closed, card):
+    """:meth:`YuanjiangState.chi_choices` of a seat's hand ``h``, 锁牌 ``lk`` and closed cards."""
+    if card in chi_closed:
+        return []
+    out = []
+    for eat in _EAT_WITH[card]:
+        own = eat[0]
+        a, b = own
+        if not h[a] or not h[b] or (card, own) in menzi_closed:
+            continue
+        # chi_locks: ``lock`` (eat[1]) holds neither card of ``own``; its kinds not in hand have
+        # nothing to discard anyway, so it is the new locks as far as a discard goes
+        if _left_to_discard(h, lk, a, 1, b, 1, eat[1]):
+            out.append(own)
+    return out
+
+
+@cython.cfunc
+@cython.locals(h=list, lk=set, melds=list, c=cython.int)
+@cython.returns(cython.bint)
+@cython.exceptval(-1)
+def _wai_ok(h, lk, melds, c):
+    """:meth:`YuanjiangState.may_wai` of a seat's hand ``h``, 锁牌 ``lk`` and melds."""
+    if h[c] < 2:
+        return False
+    for m in melds:
+        if m[1][0] == c and (m[0] == "wai" or m[0] == "peng"):
+            return False
+    return _left_to_discard(h, lk, c, 2, -1, 0, None)
+
+
+@cython.cfunc
+@cython.locals(h=list, lk=set, peng_closed=set, peng_own=set, c=cython.int)
+@cython.returns(cython.bint)
+@cython.exceptval(-1)
+def _peng_ok(h, lk, peng_closed, peng_own, c):
+    """:meth:`YuanjiangState.may_peng` of a seat's hand ``h``, 锁牌 ``lk`` and closed cards."""
+    return h[c] >= 2 and c not in peng_closed and c not in peng_own and _left_to_discard(h, lk, c, 2, -1, 0, None)
 
 
 class YuanjiangState(GameState):
@@ -55,7 +131,8 @@ class YuanjiangState(GameState):
         self.peng_own_discard = ruleset["peng_own_discard"]
         self.order = [tuple((src + i) % n for i in range(n)) for src in range(n)]  # from src, in turn order
         self.win: dict[str, Any] | None = None
-        self.shapes: dict[bytes, sc.HandShape] = {}  # hand → its shape answers (speed only)
+        self.shapes: dict[int, sc.HandShape] = {}  # hand (sc.pack) → its shape answers (speed only)
+        self._build_window = self._window_now  # bound once, not per window (speed only)
         # 报听 (003 §胡牌胡型 2): 听 from the start; None until the dealer's first discard.
         self.ting: list[bool | None] = [None if s == self.dealer else self.is_ting(s) for s in range(n)]
         self.phase, self.turn = Phase.DISCARD, self.dealer  # the dealer discards first (no start window)
@@ -66,19 +143,22 @@ class YuanjiangState(GameState):
         lk = self.locked[seat]
         return [0 if k in lk else c for k, c in enumerate(self.hands[seat])]
 
+    @cython.locals(ms=list, i=cython.Py_ssize_t, m=tuple)
     def meld_of(self, seat: int, card: int, kind: str) -> int | None:
         """Index of ``seat``'s meld of ``kind`` made of ``card``, or None."""
-        for i, (k, cards) in enumerate(self.melds[seat]):
-            if k == kind and cards[0] == card:
+        ms = self.melds[seat]
+        for i in range(len(ms)):
+            m = ms[i]
+            if m[0] == kind and m[1][0] == card:
                 return i
         return None
 
     def shape(self, seat: int) -> sc.HandShape:
         """The shape answers of ``seat``'s hand now (kept while the hand stays the same)."""
-        key = bytes(self.hands[seat])
+        key = sc.pack(self.hands[seat])
         hs = self.shapes.get(key)
         if hs is None:
-            hs = self.shapes[key] = sc.HandShape(key)
+            hs = self.shapes[key] = sc.shape_of(key)
         return hs
 
     def is_ting(self, seat: int) -> bool:
@@ -133,14 +213,6 @@ class YuanjiangState(GameState):
             return False
         return self.evaluate(seat, card, wmode, tianhu).ok
 
-    def _discardable_after(self, seat: int, used: dict[int, int], new_locks: set[int] = frozenset()) -> bool:
-        """A claim is followed by a discard: some unlocked card must remain."""
-        lk, get = self.locked[seat], used.get
-        for k, n in enumerate(self.hands[seat]):
-            if n and n > get(k, 0) and k not in lk and k not in new_locks:
-                return True
-        return False
-
     def chi_locks(self, seat: int, card: int, own: tuple[int, int]) -> set[int]:
         """锁牌 made by eating ``card`` with ``own``: the copies of ``card`` left in hand and the other
         card that makes a sentence with ``own`` (003 §玩法规则 4.3: 小三小四小五小六 吃小三 → 小三 小六)."""
@@ -152,49 +224,45 @@ class YuanjiangState(GameState):
     def chi_choices(self, seat: int, card: int) -> list[tuple[int, int]]:
         """The 门子 (own two cards) ``seat`` may eat ``card`` with, honouring 不能吃自己出过的牌, 过吃 and
         their 门子 bans (003 §玩法规则 3 ②, 4.1), and leaving a card to discard."""
-        if card in self.chi_closed[seat]:
-            return []
-        h, closed = self.hands[seat], self.menzi_closed[seat]
-        out = []
-        for own, lock, _ in sc.EAT_WITH[card]:
-            a, b = own
-            if not h[a] or not h[b] or (card, own) in closed:
-                continue
-            # chi_locks: ``lock`` holds neither card of ``own``, so what is left of it is all in hand
-            if self._discardable_after(seat, {a: 1, b: 1}, {k for k in lock if h[k]}):
-                out.append(own)
-        return out
+        return _chi_owns(self.hands[seat], self.locked[seat], self.chi_closed[seat], self.menzi_closed[seat], card)
+
+    def may_wai(self, d: int, c: int) -> bool:
+        """Whether ``d`` may 歪 its own flip ``c``: two in hand (自己有两张, 再摸出一张; no 歪 or 碰 of ``c`` on
+        its table) and a card left to discard."""
+        return _wai_ok(self.hands[d], self.locked[d], self.melds[d], c)
+
+    def may_peng(self, s: int, c: int) -> bool:
+        """Whether ``s`` may 碰 ``c``: two in hand, not closed by 过碰 (nor by its own discard, option
+        ``peng_own_discard``), a card left to discard."""
+        return _peng_ok(self.hands[s], self.locked[s], self.peng_closed[s], self.peng_own[s], c)
 
     # -- options ---------------------------------------------------------------------------
-    def window_options(self, card: int, src: int, kind: str, wins: bool = True) -> list[Option]:
-        """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``;
-        ``wins=False`` leaves out 胡, 溜 and 飘 (the closing options: passing them closes nothing)."""
+    def window_options(self, card: int, src: int, kind: str) -> list[Option]:
+        """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``."""
         out: list[Option] = []
         c, code, flip, hands = card, ZIPAI.codes[card], kind == "flip", self.hands
         if flip:  # the drawer's own acts on its own flip (003 §名词解析 ③ ④ ⑤)
             d, h = src, hands[src]
             if self.meld_of(d, c, "wai") is not None:  # 歪后再摸一张 → 溜
-                if wins:
-                    out.append(Option(d, "liu", (R_OWN, 0), False, [Event(seat=d, act="liu", card=code)], f"{V}.liu"))
+                out.append(Option(d, "liu", (R_OWN, 0), False, [Event(seat=d, act="liu", card=code)], f"{V}.liu"))
             elif self.meld_of(d, c, "peng") is not None:
-                if wins and self.piao:  # 碰后自己摸起一个 → 飘
+                if self.piao:  # 碰后自己摸起一个 → 飘
                     out.append(Option(d, "piao", (R_OWN, 0), False, [Event(seat=d, act="piao", card=code)], f"{V}.piao"))
             elif h[c] >= 2:
-                if wins and h[c] >= 3:  # 起手三张 + 摸到第四张 → 溜
+                if h[c] >= 3:  # 起手三张 + 摸到第四张 → 溜
                     out.append(Option(d, "liu", (R_OWN, 0), False,
                                       [Event(seat=d, act="liu", card=code, cards=[code] * 3)], f"{V}.liu"))
-                if self._discardable_after(d, {c: 2}):  # 自己有两张, 再摸出一张 → 歪
+                if self.may_wai(d, c):
                     out.append(Option(d, "wai", (R_OWN, 0), False,
                                       [Event(seat=d, act="wai", card=code, cards=[code] * 2)], f"{V}.wai"))
         order = self.order[src]
-        if flip and wins:  # 只可胡自己或别人摸出来的牌; the drawer first, then turn order (spec §4)
+        if flip:  # 只可胡自己或别人摸出来的牌; the drawer first, then turn order (spec §4)
             for pos, s in enumerate(order):
                 if self.can_win(s, c, "self" if s == src else "flip"):
                     out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], f"{V}.hu"))
         if not flip or self.peng_on_flip:
             for s in order[1:]:
-                if hands[s][c] >= 2 and c not in self.peng_closed[s] and c not in self.peng_own[s] \
-                        and self._discardable_after(s, {c: 2}):
+                if self.may_peng(s, c):
                     out.append(Option(s, "peng", (R_PENG, 0), False,
                                       [Event(seat=s, act="peng", card=code, cards=[code] * 2)], f"{V}.peng"))
         chi_seats = order[:2] if flip else order[1:2]  # 自己 > 下家
@@ -228,11 +296,17 @@ class YuanjiangState(GameState):
     # -- events ----------------------------------------------------------------------------
     def open_window(self, card: int, src: int, kind: str) -> None:
         """Open the claim window on ``card`` flipped or discarded by ``src``."""
-        # built lazily: a window nobody claims needs no win checks (no 胡 is forced; passing one
-        # closes nothing), which is most windows (speed only)
-        self.window = Window(card, src, kind, build=lambda: self.window_options(card, src, kind),
-                             closing=lambda: self.window_options(card, src, kind, wins=False))
+        # built lazily: a window nobody claims needs no options at all (speed only): none is forced
+        # (closing: none), and window_closed works out what the implicit passes close itself
+        self.window = Window(card, src, kind, build=self._build_window, closing=_no_options)
         self.phase = Phase.WINDOW
+
+    def _window_now(self) -> list[Option]:
+        """:meth:`window_options` of the open window: every window's builder (the engine runs it
+        while the window is open, so ``self.window`` is that window)."""
+        w = self.window
+        assert w is not None
+        return self.window_options(w.card, w.src, w.kind)
 
     def on_draw(self, ev: Event) -> None:
         """A draw: the front card of the wall, flipped face up (spec §4). :raises RuleViolation:
@@ -309,6 +383,7 @@ class YuanjiangState(GameState):
             return
         raise self.fail("illegal_action", "discard", f"seat {s} must discard, 溜 or 胡 now, not `{ev.act}`")
 
+    @cython.locals(c=cython.int, h=list, eat=tuple, own=tuple)
     def close_after_discard(self, s: int, c: int) -> None:
         """不能吃自己出过的牌; the 门子 in hand that would have taken ``c`` may not eat its other card
         (003 §玩法规则 3 ②: 234568 出4 → 23 不能吃1, 56 不能吃7, 68 可以吃7); with option
@@ -317,31 +392,54 @@ class YuanjiangState(GameState):
         if self.peng_own_discard:
             self.peng_own[s].add(c)
         h, closed = self.hands[s], self.menzi_closed[s]
-        for own, _, closes in sc.EAT_WITH[c]:
+        for eat in _EAT_WITH[c]:
+            own = eat[0]
             if h[own[0]] and h[own[1]]:
-                for x in closes:
+                for x in eat[2]:
                     closed.setdefault((x, own), "chi_own_discard")
 
     def passed(self, o: Option, c: int) -> None:
         """What passing option ``o`` on ``c`` closes (003 §玩法规则 4): 过吃 closes ``c`` and, for each
         门子 that could eat it, that 门子's other card; 过碰 and a passed 歪 close 碰 of ``c``."""
-        s = o.seat
         if o.act == "chi":
-            self.chi_closed[s].setdefault(c, "guo_chi")
-            closed = self.menzi_closed[s]
-            for e in o.events:
-                own = tuple(sorted(ZIPAI.index(x) for x in e.cards or []))
-                for x in sc.COMPLETIONS[own]:  # an option's 门子 is always one of a sentence
-                    if x != c:
-                        closed.setdefault((x, own), "guo_chi")
+            self.pass_chi(o.seat, c, [tuple(sorted(ZIPAI.index(x) for x in e.cards or [])) for e in o.events])
         elif o.act in ("peng", "wai"):
-            self.peng_closed[s].add(c)
+            self.peng_closed[o.seat].add(c)
+
+    def pass_chi(self, s: int, c: int, owns: list[tuple[int, int]]) -> None:
+        """过吃 of ``c`` by ``s``, whose 吃 option ate it with the 门子 ``owns`` (:meth:`passed`)."""
+        self.chi_closed[s].setdefault(c, "guo_chi")
+        closed = self.menzi_closed[s]
+        for own in owns:
+            for x in sc.COMPLETIONS[own]:  # an option's 门子 is always one of a sentence
+                if x != c:
+                    closed.setdefault((x, own), "guo_chi")
+
+    @cython.locals(c=cython.int, src=cython.int, order=tuple, flip=cython.bint, hands=list, locked=list,
+                   peng_closed=list, i=cython.int, s=cython.int, owns=list)
+    def pass_all(self, c: int, src: int, kind: str) -> None:
+        """Every seat passes ``c``: what :meth:`passed` closes for each option of :meth:`window_options`
+        whose pass closes something (歪, 碰, 吃), asked by the same tests without building the options."""
+        order, flip = self.order[src], kind == "flip"
+        hands, locked, peng_closed = self.hands, self.locked, self.peng_closed
+        if flip and _wai_ok(hands[src], locked[src], self.melds[src], c):
+            peng_closed[src].add(c)
+        if not flip or self.peng_on_flip:
+            for i in range(1, len(order)):
+                s = order[i]
+                if _peng_ok(hands[s], locked[s], peng_closed[s], self.peng_own[s], c):
+                    peng_closed[s].add(c)
+        for i in range(0 if flip else 1, min(2, len(order))):  # 自己 > 下家
+            s = order[i]
+            owns = _chi_owns(hands[s], locked[s], self.chi_closed[s], self.menzi_closed[s], c)
+            if owns:
+                self.pass_chi(s, c, owns)
 
     def window_closed(self, w: Window) -> None:
-        """Nobody claimed: every option counts as passed; the card joins the river (a flip as the
-        drawer's discard) and the source's 下家 draws, or the hand is drawn when the wall is empty."""
-        for o in w.closing:  # implicit passes
-            self.passed(o, w.card)
+        """Nobody claimed: every option counts as passed (explicit passes close what implicit ones
+        do); the card joins the river (a flip as the drawer's discard) and the source's 下家 draws, or
+        the hand is drawn when the wall is empty."""
+        self.pass_all(w.card, w.src, w.kind)
         self.river[w.src].append(w.card)
         if w.kind == "flip":  # an unclaimed flip counts as the drawer's discard (spec §4)
             self.close_after_discard(w.src, w.card)
