@@ -122,7 +122,11 @@ class Deck:
 
     def expand(self, counts: Iterable[int]) -> list[str]:
         """Codes of a count vector, in deck order."""
-        return [self.codes[i] for i, n in enumerate(counts) for _ in range(n)]
+        out: list[str] = []
+        for code, n in zip(self.codes, counts):
+            if n > 0:  # a kind not held (most) costs one test
+                out += [code] * n
+        return out
 
     def label(self, i: int) -> str:
         """Chinese name of kind ``i`` (e.g. 小四, 柒, 花三)."""
