@@ -270,7 +270,7 @@ class GameState:
         self.stake = record.stake
         d = self.deck
         self.hands: list[list[int]] = [d.counts(h) for h in record.deal.hands]
-        self.wall: list[int] = [d.index(c) for c in record.deal.wall]
+        self.wall: list[int] = d.kinds(record.deal.wall)
         self.front = 0  # next index drawn from the front
         self.back = len(self.wall)  # one past the next index drawn from the tail
         self.melds: list[list[tuple[str, tuple[int, ...]]]] = [[] for _ in range(self.n)]
