@@ -23,6 +23,8 @@ from replay.variants.yuanjiang_guihuzi import scoring as sc
 V = "yuanjiang_guihuzi"
 _EAT_WITH = cython.declare(tuple, tuple(sc.EAT_WITH[c] for c in range(20)))  # sc.EAT_WITH by card, read in C
 R_OWN, R_HU, R_PENG, R_CHI = 0, 1, 2, 3  # 003 §玩法规则 1: 歪/溜>胡>碰>吃
+# the rule ids of the options (built once: an f-string in window_options is built at every call)
+_RULE_LIU, _RULE_PIAO, _RULE_WAI, _RULE_HU, _RULE_PENG, _RULE_CHI = (f"{V}.{a}" for a in ("liu", "piao", "wai", "hu", "peng", "chi"))
 
 
 def _codes(kinds) -> list[str]:
@@ -237,6 +239,7 @@ class YuanjiangState(GameState):
         return _peng_ok(self.hands[s], self.locked[s], self.peng_closed[s], self.peng_own[s], c)
 
     # -- options ---------------------------------------------------------------------------
+    @cython.locals(c=cython.int, hands=list, locked=list)
     def window_options(self, card: int, src: int, kind: str) -> list[Option]:
         """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``."""
         out: list[Option] = []
@@ -244,35 +247,36 @@ class YuanjiangState(GameState):
         if flip:  # the drawer's own acts on its own flip (003 §名词解析 ③ ④ ⑤)
             d, h = src, hands[src]
             if self.meld_of(d, c, "wai") is not None:  # 歪后再摸一张 → 溜
-                out.append(Option(d, "liu", (R_OWN, 0), False, [Event(seat=d, act="liu", card=code)], f"{V}.liu"))
+                out.append(Option(d, "liu", (R_OWN, 0), False, [Event(seat=d, act="liu", card=code)], _RULE_LIU))
             elif self.meld_of(d, c, "peng") is not None:
                 if self.piao:  # 碰后自己摸起一个 → 飘
-                    out.append(Option(d, "piao", (R_OWN, 0), False, [Event(seat=d, act="piao", card=code)], f"{V}.piao"))
+                    out.append(Option(d, "piao", (R_OWN, 0), False, [Event(seat=d, act="piao", card=code)], _RULE_PIAO))
             elif h[c] >= 2:
                 if h[c] >= 3:  # 起手三张 + 摸到第四张 → 溜
                     out.append(Option(d, "liu", (R_OWN, 0), False,
-                                      [Event(seat=d, act="liu", card=code, cards=[code] * 3)], f"{V}.liu"))
+                                      [Event(seat=d, act="liu", card=code, cards=[code] * 3)], _RULE_LIU))
                 if self.may_wai(d, c):
                     out.append(Option(d, "wai", (R_OWN, 0), False,
-                                      [Event(seat=d, act="wai", card=code, cards=[code] * 2)], f"{V}.wai"))
+                                      [Event(seat=d, act="wai", card=code, cards=[code] * 2)], _RULE_WAI))
         order = self.order[src]
         if flip:  # 只可胡自己或别人摸出来的牌; the drawer first, then turn order (spec §4)
             for pos, s in enumerate(order):
                 if self.can_win(s, c, "self" if s == src else "flip"):
-                    out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], f"{V}.hu"))
+                    out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], _RULE_HU))
+        locked = self.locked
         if not flip or self.peng_on_flip:
             for s in order[1:]:
-                if self.may_peng(s, c):
+                if _peng_ok(hands[s], locked[s], self.peng_closed[s], self.peng_own[s], c):  # may_peng
                     out.append(Option(s, "peng", (R_PENG, 0), False,
-                                      [Event(seat=s, act="peng", card=code, cards=[code] * 2)], f"{V}.peng"))
+                                      [Event(seat=s, act="peng", card=code, cards=[code] * 2)], _RULE_PENG))
         chi_seats = order[:2] if flip else order[1:2]  # 自己 > 下家
         codes = ZIPAI.codes
         for pos, s in enumerate(chi_seats):
-            owns = self.chi_choices(s, c)
+            owns = _chi_owns(hands[s], locked[s], self.chi_closed[s], self.menzi_closed[s], c)  # chi_choices
             if owns:
                 out.append(Option(s, "chi", (R_CHI, pos), False,
                                   [Event(seat=s, act="chi", card=code, cards=[codes[a], codes[b]]) for a, b in owns],
-                                  f"{V}.chi"))
+                                  _RULE_CHI))
         return out
 
     def discard_phase_events(self) -> list[Event]:
