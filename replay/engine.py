@@ -136,7 +136,9 @@ class Window:
     @property
     def closing(self) -> list[Option]:
         """The options that matter when the window closes with no claim: every forced option and
-        every option whose implicit pass changes the state. :attr:`options` when already built."""
+        every option whose implicit pass changes the state. :attr:`options` when already built. A
+        variant with no forced option may give none and apply the implicit passes itself in
+        ``window_closed`` (沅江)."""
         if self._options is not None or self._closing is None:
             return self.options
         if self._closing_options is None:

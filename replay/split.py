@@ -1,6 +1,7 @@
 """Whether a count vector splits into 3-card groups plus 2-card halves — the shape test shared by
-the families whose hands are groups and one 2-card remainder (沅江鬼胡子's 句 + 门子, 通城個子牌's
-句/坎 + 半句, 花牌's 句/坎/扎/泛 + 聽頭).
+the families whose hands are groups and one 2-card remainder (通城個子牌's 句/坎 + 半句, 花牌's
+句/坎/扎/泛 + 聽頭; 沅江鬼胡子's 句 + 门子 has its own packed search since session 7,
+yuanjiang_guihuzi/scoring.py).
 
 Only existence is asked (the claim windows and 听 checks ask it for every seat and card, and
 nearly every answer is no); the variants' own searches pick the best split of a hand that has one.
@@ -11,7 +12,7 @@ when every guard bit survived it (a kind short of cards borrows its own guard an
 count never reaches 128). The lowest kind held is the integer's lowest set bit. That turns the
 per-node work of the search from building byte strings into a few integer operations.
 
-Kinds that no group or half joins fall apart into components (沅江's two sizes; 個子 and 花牌's
+Kinds that no group or half joins fall apart into components (two sizes in the 字牌 deck; 個子 and 花牌's
 上大人 and 可知禮 apart from the rest), and a hand splits exactly when each component does, one
 of them taking the half: each component is searched and memoised on its own, so the memo answers
 far more often than it would for whole hands.
