@@ -216,6 +216,13 @@ class Batch:
         for name, col in cols.items():
             col.append(values.get(name))
 
+    def _rows(self, table: str, n: int, same: dict[str, Any], **each: list) -> None:
+        """``n`` rows at once: ``each`` column's list of ``n`` values, ``same``'s value in every
+        row, None in the columns neither names."""
+        for name, col in self.cols[table].items():
+            vals = each.get(name)
+            col.extend(vals if vals is not None else [same.get(name)] * n)
+
     # -- rejects -------------------------------------------------------------------------------
     def add_reject(self, source_file: str, line_no: int, raw: bytes, code: str, rule: str, message: str,
                    *, game_id: str | None = None, step: int | None = None, raw_sha256: str | None = None,
@@ -327,24 +334,17 @@ class Batch:
                 win_kind=win_kind, valid=v.valid, experiment=exp, month=month, _line=line_no,
             )
         acts = rec.actions
-        a = self.cols["actions"]  # column-wise: actions are most of the rows
-        a["game_id"].extend([gid] * len(acts))
-        a["variant"].extend([variant] * len(acts))
-        a[MONTH].extend([month] * len(acts))
-        a[LINE].extend([line_no] * len(acts))
-        a["step"].extend(range(len(acts)))
-        a["seat"].extend([ev.seat for ev in acts])
-        a["act"].extend([ev.act for ev in acts])
-        a["card"].extend([ev.card for ev in acts])
-        a["cards"].extend([ev.cards for ev in acts])
-        a["from_seat"].extend([ev.from_ for ev in acts])
-        a["tail"].extend([ev.tail for ev in acts])
-        a["to_hand"].extend([ev.to_hand for ev in acts])
-        a["t_ms"].extend([ev.t for ev in acts])
-        for m in melds:
-            self._row("melds", game_id=gid, variant=variant, seat=m.get("seat"), kind=m.get("kind"),
-                      cards=list(m.get("cards") or []), points=m.get("points"), origin=m.get("origin"),
-                      month=month, _line=line_no)
+        if acts:  # column-wise: actions are most of the rows
+            self._rows("actions", len(acts), dict(game_id=gid, variant=variant, month=month, _line=line_no),
+                       step=list(range(len(acts))), seat=[ev.seat for ev in acts], act=[ev.act for ev in acts],
+                       card=[ev.card for ev in acts], cards=[ev.cards for ev in acts],
+                       from_seat=[ev.from_ for ev in acts], tail=[ev.tail for ev in acts],
+                       to_hand=[ev.to_hand for ev in acts], t_ms=[ev.t for ev in acts])
+        if melds:  # column-wise too: a game has a dozen melds
+            self._rows("melds", len(melds), dict(game_id=gid, variant=variant, month=month, _line=line_no),
+                       seat=[m.get("seat") for m in melds], kind=[m.get("kind") for m in melds],
+                       cards=[list(m.get("cards") or []) for m in melds], points=[m.get("points") for m in melds],
+                       origin=[m.get("origin") for m in melds])
         fx = facts.get("xing")
         if win and fx is not None:
             self._row("xing", game_id=gid, variant=variant, ruleset_id=rid, winner=winner, mode=fx.get("mode"),
