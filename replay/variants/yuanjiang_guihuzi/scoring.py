@@ -232,7 +232,7 @@ _SENT_FROM = {i: tuple(s for s in SENTENCES if s[0] == i) for i in range(20)}
 _MENZI_UP = {i: tuple(j for j in range(i + 1, 20) if (i, j) in MENZI2) for i in range(20)}
 
 
-@cython.locals(x=cython.longlong, k=cython.int, c=cython.long)
+@cython.locals(x=cython.longlong, k=cython.int, c=cython.longlong)
 def pack(counts: Sequence[int]) -> int:
     """The count vector ``counts`` (20 counts: a list, or bytes) packed 3 bits a kind, kind ``k``
     at bit ``3k``: what :func:`_split` searches, and a hand's key for :class:`HandShape`.

@@ -41,7 +41,7 @@ def _no_options() -> list[Option]:
 
 @cython.cfunc
 @cython.locals(h=list, lk=set, a=cython.int, na=cython.int, b=cython.int, nb=cython.int, k=cython.int,
-               n=cython.long)
+               n=cython.longlong)
 @cython.returns(cython.bint)
 @cython.exceptval(-1)
 def _left_to_discard(h, lk, a, na, b, nb, new_locks):
