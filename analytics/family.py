@@ -37,7 +37,8 @@ def zhu_jing(con: duckdb.DuckDBPyConnection, variant: str | None = None, ruleset
 
 def jing_per_win(con: duckdb.DuckDBPyConnection, variant: str | None = None, ruleset: str | None = None) -> pl.DataFrame:
     """Per ruleset: mean 精 cards per win (花 and 素 apart), mean 胡 from 精 and from the rest, 承包 rate,
-    mean 對 per seat per game."""
+    mean 對 per seat per game (summed as decimals: a float sum's order, so its last digits, changed
+    from run to run with DuckDB's threads)."""
     w, p = _where(variant, ruleset, "g")
     return con.cursor().sql(f"""
         WITH j AS (SELECT game_id, sum(count) AS jing, sum(coalesce(hua, 0)) AS hua, sum(coalesce(su, 0)) AS su,
@@ -51,7 +52,7 @@ def jing_per_win(con: duckdb.DuckDBPyConnection, variant: str | None = None, rul
                avg(coalesce(j.jing_hu, 0)) FILTER (WHERE g.outcome = 'win') AS mean_hu_from_jing,
                avg(g.points - coalesce(j.jing_hu, 0)) FILTER (WHERE g.outcome = 'win') AS mean_hu_rest,
                avg((g.bao IS NOT NULL)::INT) FILTER (WHERE g.outcome = 'win') AS bao_rate,
-               avg(coalesce(d.dui, 0) / g.n_seats) AS dui_per_seat
+               avg((coalesce(d.dui, 0) / g.n_seats)::DECIMAL(18, 9))::DOUBLE AS dui_per_seat
         FROM games g LEFT JOIN j USING (game_id) LEFT JOIN d USING (game_id)
         WHERE g.valid AND g.variant IN ('sanjing_huapai', 'wujing_huapai', 'shuangbiegan_huapai', 'shangdaren') {w}
         GROUP BY g.variant, g.ruleset_id ORDER BY g.variant, g.ruleset_id""", params=p).pl()
@@ -86,7 +87,7 @@ def dingzhuang_breaks(con: duckdb.DuckDBPyConnection) -> list[str]:
     rows = cur.sql("""
         SELECT table_id, round, dealer, CASE WHEN outcome = 'win' THEN winner END AS winner, n_seats
         FROM games WHERE variant = 'yuanjiang_guihuzi' AND valid AND table_id IS NOT NULL AND round IS NOT NULL
-        ORDER BY table_id, round""").fetchall()
+        ORDER BY table_id, round, game_id""").fetchall()  # game_id: games of one table and round (a replayed or doubled hand) come in one order every run
     if not rows:
         return []
     return check_dealer_sequence([(t, r, d, w) for t, r, d, w, _ in rows], players=rows[0][4])
