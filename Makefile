@@ -8,7 +8,7 @@ SEED ?= 1
 DEMO := build/demo
 WAREHOUSE := $(DEMO)/warehouse
 
-.PHONY: demo test test-python install kernel bench clean
+.PHONY: demo test test-python install kernel bench clean FORCE
 
 # One stamp per extra: `make demo` on a fresh clone installs only the base dependencies (what the
 # demo runs: no test tools, no dask, no browser, no chess), `make bench` adds the bench extra
@@ -25,30 +25,43 @@ $(VENV)/bin/python:
 # works; else pure Python) and prints one line saying which kernel runs.
 KERNEL := $(VENV)/.installed-kernel
 KERNEL_SAY := $(BIN)/python -c "from replay import kernel; print('paipu', kernel.describe())"
+# What the kernel build was made from, by content: make's times alone miss a source restored with
+# an old mtime, a deleted extension, a lost manifest (replay/kernel.py runs those as Python).
+KERNEL_SUM := build/kernel.sum
+KERNEL_SUMS = mkdir -p build && { sha256sum $(KERNEL_SRC) replay/_kernel_build.json; ls replay/*.so replay/variants/*/*.so; } 2>/dev/null
 KERNEL_SRC := setup.py replay/kernel.py $(wildcard replay/*.pxd replay/variants/*/*.pxd) $(shell sed -n 's/^    "\(replay\.[a-z_.]*\)",$$/\1/p' replay/kernel.py | tr . / | sed 's/$$/.py/')
 
 $(BASE): pyproject.toml setup.py | $(VENV)/bin/python
 	$(PIP) -e .
 	@$(KERNEL_SAY)
+	@$(KERNEL_SUMS) > $(KERNEL_SUM) || true
 	touch $@ $(KERNEL)
 
 $(DEV): pyproject.toml setup.py | $(VENV)/bin/python
 	$(PIP) -e '.[dev]'
 	@$(KERNEL_SAY)
+	@$(KERNEL_SUMS) > $(KERNEL_SUM) || true
 	touch $@ $(BASE) $(KERNEL)
 
 $(BENCH): pyproject.toml setup.py | $(VENV)/bin/python
 	$(PIP) -e '.[bench]'
 	@$(KERNEL_SAY)
+	@$(KERNEL_SUMS) > $(KERNEL_SUM) || true
 	touch $@ $(BASE) $(KERNEL)
 
 # A kernel module changed since the build: recompile what changed, in place (a stale module runs
 # as pure Python meanwhile, never its old build).
-$(KERNEL): $(KERNEL_SRC) | $(BASE)
+$(KERNEL_SUM): FORCE
+	@$(KERNEL_SUMS) > $@.new || true; if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+
+$(KERNEL): $(KERNEL_SRC) $(KERNEL_SUM) | $(BASE)
 	$(PIP) "Cython>=3.0" "setuptools>=69"
 	$(BIN)/python setup.py --quiet build_ext --inplace
 	@$(KERNEL_SAY)
+	@$(KERNEL_SUMS) > $(KERNEL_SUM) || true
 	touch $@
+
+FORCE:
 
 install: $(DEV)
 

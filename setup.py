@@ -5,7 +5,9 @@ The modules of ``replay.kernel.MODULES`` are compiled by Cython in pure-Python m
 module that does not build — leaves that module pure Python, says so in one line, and never
 fails the install. ``PAIPU_BUILD_KERNEL=0`` skips the build. What was built, from which source
 (SHA-256), is written to ``replay/_kernel_build.json``; ``replay.kernel`` reads it at import and
-runs a module's ``.py`` whenever its ``.so`` is missing or older than its source.
+runs a module's ``.py`` whenever its ``.so`` is missing or its source's digest is not the one
+recorded. The digests are read before Cython translates, and a module's C is retranslated whenever
+its digest changed (not only when its ``.py`` is newer).
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "replay" / "_kernel_build.json"
+CYTHON_DIR = HERE / "build" / "cython"
+_DIGESTS: dict[str, str] = {}
+"""Per module, its ``module_digest`` read before Cython translated it: what the manifest records. A
+source saved during the build is then newer than its record, so it runs as Python until rebuilt,
+never the other way round (a build of the new text recorded as the old)."""
 
 
 def kernel_modules() -> tuple[str, ...]:
@@ -66,7 +73,7 @@ class OptionalBuildExt(build_ext):
 
     def run(self) -> None:
         self.failed: dict[str, str] = {}
-        self.digests = {ext.name: _kernel().module_digest(ext.name) for ext in self.extensions}
+        self.digests = {ext.name: _DIGESTS.get(ext.name) or _kernel().module_digest(ext.name) for ext in self.extensions}
         try:
             super().run()
         except Exception as e:  # no compiler at all (setuptools raises before any module)
@@ -126,12 +133,28 @@ def extensions() -> list:
         return []
     from setuptools import Extension
 
+    names = kernel_modules()
     exts = [Extension(name, [str(_source(name).relative_to(HERE))], extra_compile_args=["-O2", "-g0"])
-            for name in kernel_modules()]
+            for name in names]
+    kernel = _kernel()
+    for name in names:
+        _DIGESTS[name] = d = kernel.module_digest(name)
+        c = CYTHON_DIR / _source(name).relative_to(HERE).with_suffix(".c")
+        stamp = c.with_suffix(".sha256")
+        if not stamp.exists() or stamp.read_text(encoding="utf-8") != d:
+            # Cython retranslates by file times only: a source put back with an old mtime would keep
+            # the C of the text it replaced. The C is kept only beside the digest it was made from.
+            c.unlink(missing_ok=True)
+            stamp.unlink(missing_ok=True)
     try:
-        return cythonize(exts, build_dir="build/cython", quiet=True, nthreads=0,
+        out = cythonize(exts, build_dir="build/cython", quiet=True, nthreads=0,
                          compiler_directives={"language_level": 3, "annotation_typing": False,
                                               "emit_code_comments": False})
+        for name in names:
+            c = CYTHON_DIR / _source(name).relative_to(HERE).with_suffix(".c")
+            if c.exists():
+                c.with_suffix(".sha256").write_text(_DIGESTS[name], encoding="utf-8")
+        return out
     except Exception as e:  # a Cython error: every module stays Python
         why = f"Cython could not translate the kernel ({type(e).__name__}: {e})"
         _write_manifest({}, {}, why, _cython_version())

@@ -3,12 +3,29 @@ this module only wires them together, so the packages keep their one-way depende
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from replay.cli import score_cmd, simulate_cmd, validate_cmd
+
+def _choose_kernel() -> None:
+    """Import ``replay``, which decides the kernel (``PAIPU_KERNEL``, replay/kernel.py): a bad
+    choice, or ``compiled`` with a module not built, is one line on stderr and exit 2, not a traceback."""
+    try:
+        import replay  # noqa: F401
+    except Exception as e:
+        k = sys.modules.get("replay.kernel")
+        if k is not None and isinstance(e, (k.KernelChoiceError, k.KernelNotBuiltError)):
+            print(f"paipu: {e}", file=sys.stderr)
+            raise SystemExit(2) from None
+        raise
+
+
+_choose_kernel()
+
+from replay.cli import score_cmd, simulate_cmd, validate_cmd  # noqa: E402
 
 _METAVARS = {"int": "N", "int range": "N", "float": "X", "float range": "X", "path": "PATH", "str": "TEXT"}
 

@@ -60,6 +60,14 @@ MODULES = (
 CHOICES = ("auto", "compiled", "python")
 
 
+class KernelChoiceError(ValueError):
+    """``PAIPU_KERNEL`` names no kernel (the console command prints it as one line, exit 2)."""
+
+
+class KernelNotBuiltError(ImportError):
+    """``PAIPU_KERNEL=compiled`` but some module would run as Python (one line, exit 2)."""
+
+
 def source(name: str) -> Path:
     """The ``.py`` of kernel module ``name``."""
     return ROOT.joinpath(*name.split(".")).with_suffix(".py")
@@ -86,16 +94,22 @@ CIMPORTS: dict[str, tuple[str, ...]] = {"replay.variants.guilin.state": ("replay
                                          "replay.variants.yuanjiang_guihuzi.state": ("replay.engine",)}
 
 
+def module_files(name: str) -> list[Path]:
+    """The files kernel module ``name`` is compiled from: its ``.py``, then its own ``.pxd`` and
+    those of the modules it cimports (:data:`CIMPORTS`), where they exist."""
+    pxds = [p for p in (source(m).with_suffix(".pxd") for m in (name, *CIMPORTS.get(name, ()))) if p.exists()]
+    return [source(name), *pxds]
+
+
 def module_digest(name: str) -> str:
     """What the build records for kernel module ``name`` and import compares: SHA-256 (hex) of its
     ``.py``, or, when it or a module it cimports has a ``.pxd`` (C declarations), of the ``.py``
     and every such ``.pxd``."""
-    src = source(name)
-    pxds = [p for p in (source(m).with_suffix(".pxd") for m in (name, *CIMPORTS.get(name, ()))) if p.exists()]
-    if not pxds:
-        return digest(src)
+    files = module_files(name)
+    if len(files) == 1:
+        return digest(files[0])
     h = hashlib.sha256()
-    for p in (src, *pxds):
+    for p in files:
         h.update(p.name.encode() + b"\0" + p.read_bytes())
     return h.hexdigest()
 
@@ -136,13 +150,14 @@ def install(env: dict[str, str] | None = None) -> _Status:
     """Decide each kernel module's implementation (see the module doc) and put the finder in place.
     Idempotent; run by ``import replay`` before any kernel module is imported.
 
-    :raises ValueError: ``PAIPU_KERNEL`` is none of :data:`CHOICES`.
-    :raises ImportError: ``PAIPU_KERNEL=compiled`` and some module is not built or is stale.
+    :raises KernelChoiceError: ``PAIPU_KERNEL`` is none of :data:`CHOICES` (a ``ValueError``).
+    :raises KernelNotBuiltError: ``PAIPU_KERNEL=compiled`` and some module is not built or is
+        stale (an ``ImportError``).
     """
     env = os.environ if env is None else env
     mode = (env.get("PAIPU_KERNEL") or "auto").strip().lower()
     if mode not in CHOICES:
-        raise ValueError(f"PAIPU_KERNEL={mode!r}: choose one of {', '.join(CHOICES)}")
+        raise KernelChoiceError(f"PAIPU_KERNEL={mode!r}: choose one of {', '.join(CHOICES)}")
     man = _manifest()
     built = man.get("modules", {})
     why: dict[str, str] = {}
@@ -151,18 +166,24 @@ def install(env: dict[str, str] | None = None) -> _Status:
             why[name] = "PAIPU_KERNEL=python"
         elif compiled_file(name) is None:
             why[name] = (man.get("failed", {}).get(name) or man.get("error")
-                         or "not built (no C compiler at install, or installed without the build)")
+                         or ("its extension was built but is gone (make kernel rebuilds it)" if name in built
+                             else "not built (no C compiler at install, or installed without the build)"))
+        elif not man:
+            why[name] = f"the build manifest {MANIFEST.relative_to(ROOT)} is missing or unreadable (make kernel rebuilds it)"
         elif name not in built:
             why[name] = "its extension is not in the build manifest (make kernel rebuilds it)"
         elif built[name] != module_digest(name):
-            why[name] = f"{source(name).relative_to(ROOT)} changed since the build (make kernel rebuilds it)"
+            files = module_files(name)
+            what = (f"{files[0].relative_to(ROOT)}" if len(files) == 1 else
+                    "its sources (" + ", ".join(str(p.relative_to(ROOT)) for p in files) + ")")
+            why[name] = f"{what} changed since the build (make kernel rebuilds it)"
     for name, bases in CIMPORTS.items():  # a compiled class cannot derive from a class run as Python
         base = next((b for b in bases if b in why), None)
         if base is not None and name not in why:
-            why[name] = f"it derives from {base}'s compiled classes, and {base} runs as Python ({why[base]})"
+            why[name] = f"it derives from {base}'s compiled classes, and {base} runs as Python"
     if mode == "compiled" and why:
         name = next(iter(why))
-        raise ImportError(f"PAIPU_KERNEL=compiled but {len(why)} kernel module(s) would run as Python, "
+        raise KernelNotBuiltError(f"PAIPU_KERNEL=compiled but {len(why)} kernel module(s) would run as Python, "
                           f"e.g. {name}: {why[name]}")
     STATUS.mode, STATUS.manifest, STATUS.why = mode, man, why
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _SourceFirst)]
@@ -196,6 +217,9 @@ def describe() -> str:
     reasons = sorted(set(why.values()))
     if len(why) == n:
         return f"kernel: pure Python ({reasons[0] if len(reasons) == 1 else '; '.join(reasons)})"
+    by_reason: dict[str, list[str]] = {}
+    for m, r in sorted(why.items()):
+        by_reason.setdefault(r, []).append(m)
     return (f"kernel: compiled (Cython {cy}) but {len(why)} of {n} modules pure Python: "
-            + "; ".join(f"{m}: {r}" for m, r in sorted(why.items())))
+            + "; ".join(f"{', '.join(ms)}: {r}" for r, ms in by_reason.items()))
 

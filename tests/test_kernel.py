@@ -63,7 +63,7 @@ def test_compiled_and_python_kernels_answer_byte_for_byte(tmp_path: Path) -> Non
 def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     saved = list(sys.meta_path)
     try:
-        with pytest.raises(ValueError, match="PAIPU_KERNEL='fast'"):
+        with pytest.raises(kernel.KernelChoiceError, match="PAIPU_KERNEL='fast'"):
             kernel.install({"PAIPU_KERNEL": "fast"})
         st = kernel.install({"PAIPU_KERNEL": "python"})
         assert set(st.why) == set(kernel.MODULES)
@@ -80,16 +80,24 @@ def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.Monke
         assert st.why == {stale: "replay/split.py changed since the build (make kernel rebuilds it)"}
         assert kernel.describe() == ("kernel: compiled (Cython 3.0) but 1 of 18 modules pure Python: replay.split: "
                                      "replay/split.py changed since the build (make kernel rebuilds it)")
-        with pytest.raises(ImportError, match="PAIPU_KERNEL=compiled but 1 kernel module"):
+        with pytest.raises(kernel.KernelNotBuiltError, match="PAIPU_KERNEL=compiled but 1 kernel module"):
             kernel.install({"PAIPU_KERNEL": "compiled"})
         # the engine stale: the 桂林 state, whose compiled class derives from the engine's, runs as Python too
         monkeypatch.setattr(kernel, "_manifest", lambda: {"cython": "3.0", "modules": {
             m: ("0" * 64 if m == "replay.engine" else kernel.module_digest(m)) for m in kernel.MODULES}})
-        derived = ("it derives from replay.engine's compiled classes, and replay.engine runs as Python "
-                   "(replay/engine.py changed since the build (make kernel rebuilds it))")
+        derived = "it derives from replay.engine's compiled classes, and replay.engine runs as Python"
+        engine = "its sources (replay/engine.py, replay/engine.pxd) changed since the build (make kernel rebuilds it)"
         assert kernel.install({}).why == {
-            "replay.engine": "replay/engine.py changed since the build (make kernel rebuilds it)",
-            "replay.variants.guilin.state": derived, "replay.variants.yuanjiang_guihuzi.state": derived}
+            "replay.engine": engine, "replay.variants.guilin.state": derived, "replay.variants.yuanjiang_guihuzi.state": derived}
+        assert kernel.describe() == ("kernel: compiled (Cython 3.0) but 3 of 18 modules pure Python: replay.engine: "
+                                     f"{engine}; replay.variants.guilin.state, replay.variants.yuanjiang_guihuzi.state: {derived}")
+        # an extension the build made, gone since; a manifest missing or unreadable
+        monkeypatch.setattr(kernel, "compiled_file", lambda name: None if name == stale else so)
+        assert kernel.install({}).why[stale] == "its extension was built but is gone (make kernel rebuilds it)"
+        monkeypatch.setattr(kernel, "compiled_file", lambda name: so)
+        monkeypatch.setattr(kernel, "_manifest", lambda: {})
+        assert set(kernel.install({}).why.values()) == {
+            "the build manifest replay/_kernel_build.json is missing or unreadable (make kernel rebuilds it)"}
         # a module's digest covers the .pxd files it is compiled against: its own and the engine's
         assert kernel.module_digest("replay.split") == kernel.digest(kernel.source("replay.split"))
         assert kernel.module_digest("replay.variants.guilin.state") != kernel.digest(kernel.source("replay.variants.guilin.state"))
@@ -144,3 +152,10 @@ def test_a_kernel_module_runs_as_python_where_cython_is_not_installed() -> None:
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["replay._cython", "a6f7bb023259d77e"]
+
+
+def test_a_bad_kernel_choice_is_one_line_not_a_traceback() -> None:
+    p = subprocess.run([sys.executable, "-m", "paipu.cli", "--version"], cwd=ROOT, capture_output=True, text=True,
+                       env={**os.environ, "PAIPU_KERNEL": "fast"})
+    assert p.returncode == 2
+    assert p.stderr == "paipu: PAIPU_KERNEL='fast': choose one of auto, compiled, python\n"
