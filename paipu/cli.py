@@ -25,6 +25,17 @@ def _choose_kernel() -> None:
 
 _choose_kernel()
 
+
+def _say_stale_kernel() -> None:
+    """One line on stderr when some kernel module was built but runs as Python because it changed
+    since (results stay right, only slower); a machine without a compiler stays quiet."""
+    from replay import kernel
+
+    stale = [m for m, why in kernel.STATUS.why.items() if "make kernel rebuilds" in why]
+    if stale and kernel.STATUS.mode == "auto":
+        print(f"paipu: {len(stale)} of {len(kernel.MODULES)} kernel modules run as pure Python, their build being "
+              f"stale ({stale[0]}{', …' if len(stale) > 1 else ''}): `make kernel` rebuilds them", file=sys.stderr)
+
 from replay.cli import score_cmd, simulate_cmd, validate_cmd  # noqa: E402
 
 _METAVARS = {"int": "N", "int range": "N", "float": "X", "float range": "X", "path": "PATH", "str": "TEXT"}
@@ -143,6 +154,7 @@ except ImportError:  # pragma: no cover
 
 def main() -> None:
     """Entry point of the ``paipu`` console script."""
+    _say_stale_kernel()
     app()
 
 

@@ -159,3 +159,17 @@ def test_a_bad_kernel_choice_is_one_line_not_a_traceback() -> None:
                        env={**os.environ, "PAIPU_KERNEL": "fast"})
     assert p.returncode == 2
     assert p.stderr == "paipu: PAIPU_KERNEL='fast': choose one of auto, compiled, python\n"
+
+
+def test_commands_say_when_a_built_module_is_stale(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from paipu import cli
+
+    monkeypatch.setattr(kernel.STATUS, "why", {"replay.split": "replay/split.py changed since the build (make kernel rebuilds it)"})
+    monkeypatch.setattr(kernel.STATUS, "mode", "auto")
+    cli._say_stale_kernel()
+    assert capsys.readouterr().err == ("paipu: 1 of 18 kernel modules run as pure Python, their build being stale "
+                                       "(replay.split): `make kernel` rebuilds them\n")
+    monkeypatch.setattr(kernel.STATUS, "why", {m: "not built (no C compiler at install, or installed without the build)"
+                                               for m in kernel.MODULES})
+    cli._say_stale_kernel()  # no compiler: nothing to rebuild, nothing said
+    assert capsys.readouterr().err == ""
