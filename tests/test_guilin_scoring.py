@@ -71,3 +71,24 @@ def test_split_compares_hashes_and_prints_as_a_frozen_dataclass() -> None:
     a, b = Split((g,), 3), Split((Group("kan", (3, 3, 3), 3),), 3)
     assert a == b and hash(a) == hash(b) and a != Split((g,), 4) and a != (g,)
     assert repr(a) == "Split(groups=(Group(kind='kan', cards=(3, 3, 3), points=3, origin='hand'),), points=3)"
+
+
+_HAND = [2, 1, 1, 1] + [0] * 16  # a pair of 一 and 二三四: waits on 一 and more
+
+
+@pytest.mark.parametrize("hand, melds, win_card, error, match", [
+    ([1.0] + [0] * 19, [], 0, TypeError, "is an int, not 1.0"),
+    (_HAND, [], 19.0, TypeError, "is an int, not 19.0"),
+    ([2 ** 64] + [0] * 19, [], None, ValueError, "0..4 cards each"),
+    ([-2 ** 70] + [0] * 19, [], 0, ValueError, "0..4 cards each"),
+    (_HAND, [], 2 ** 64, ValueError, "winning card 18446744073709551616: a kind is 0..19"),
+    (_HAND, [("peng", [2 ** 70] * 3)], 0, ValueError, "meld card 1180591620717411303424 of peng: a kind is 0..19"),
+    (_HAND, [("peng", [25, 25, 25])], 0, ValueError, "meld card 25 of peng: a kind is 0..19"),
+    (_HAND, [("peng", [-1, -1, -1])], 0, ValueError, "meld card -1 of peng: a kind is 0..19"),
+])
+def test_the_scorer_refuses_what_is_not_a_hand_alike_on_both_kernels(hand, melds, win_card, error, match) -> None:
+    # compiled, a C conversion would take a float or overflow where Python refuses (the fresh-user check)
+    with pytest.raises(error, match=match):
+        best_points(hand, melds, win_card, "self")
+    with pytest.raises(error, match=match):
+        best_split(hand, melds, win_card, "self")

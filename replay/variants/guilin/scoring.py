@@ -203,6 +203,23 @@ assert max(_HU_BIG + _HU_SMALL) < 16  # a meld's 胡 fits the 4 bits _meld_code 
 _MELDS: dict[int, Group] = {}  # meld key (see _meld_code) -> its table group
 
 
+def _not_int(o: object) -> TypeError:
+    return TypeError(f"a 桂林 card count or kind is an int, not {o!r}")
+
+
+def _refused(hand, melds, win_card) -> ValueError:
+    """The ``ValueError`` :func:`_score` gives when a count, a meld card or the winning card is an
+    int too big for C (compiled, the conversion overflows; as Python, the range checks see it):
+    the same message, found in the same order, on both kernels."""
+    if any(c < 0 or c > 4 for c in hand):
+        return ValueError(f"a 桂林 hand is a count vector of 20 kinds, 0..4 cards each, not {list(hand)}")
+    for kind, cards in melds:
+        for c in cards:
+            if c < 0 or c > 19:
+                return ValueError(f"meld card {c!r} of {kind}: a kind is 0..19")
+    return ValueError(f"winning card {win_card}: a kind is 0..19")
+
+
 @cython.cfunc
 @cython.locals(ids=dict, kid=cython.int, n=cython.Py_ssize_t, key=cython.longlong, j=cython.int, c=cython.int,
                a=cython.int, b=cython.int, d=cython.int, pts=cython.int, shape=cython.int)
@@ -210,10 +227,11 @@ _MELDS: dict[int, Group] = {}  # meld key (see _meld_code) -> its table group
 @cython.exceptval(-1)
 def _meld_code(kind, cards):
     """A meld laid on the table read at once: its key (kind id, then each card + 1 in 5 bits; 0
-    when it has none: an unknown kind, more than 8 cards, a card outside 0..19) from bit 5, bit 4
-    set for a 4-card set, its 胡 in bits 0..3 (:func:`meld_points`).
+    when it has none: an unknown kind, more than 8 cards) from bit 5, bit 4 set for a 4-card set, its
+    胡 in bits 0..3 (:func:`meld_points`).
 
-    :raises ValueError: a 吃 / 比 that is not a shape. :raises KeyError: an unknown kind.
+    :raises ValueError: a 吃 / 比 that is not a shape, a card outside 0..19. :raises KeyError: an
+        unknown kind. :raises TypeError: a card that is not an int.
     """
     ids = _KIND_ID  # typed: dict.get as a C call
     kid = ids.get(kind, 0)
@@ -223,7 +241,12 @@ def _meld_code(kind, cards):
     key = kid if n <= 8 else 0
     a = b = d = 0
     j = 0
-    for c in cards:
+    for o in cards:
+        if not isinstance(o, int):
+            raise _not_int(o)
+        c = o  # compiled, an int beyond C's raises OverflowError: best_split / best_points say why
+        if c < 0 or c > 19:
+            raise ValueError(f"meld card {o!r} of {kind}: a kind is 0..19")
         if j == 0:
             a = c
         elif j == 1:
@@ -232,7 +255,7 @@ def _meld_code(kind, cards):
             d = c
         j += 1
         if key:
-            key = (key << 5) | (c + 1) if 0 <= c <= 19 else 0
+            key = (key << 5) | (c + 1)
     if kid == 4 or kid == 5:  # 吃 / 比: by shape
         shape = _shape3(a, b, d) if n == 3 else 0
         if not shape:
@@ -650,7 +673,10 @@ def _score(hand, melds, win_card, win_from, hu_triple, split):
     x0 = 0
     k = 0
     total = 0
-    for c in hand:
+    for o in hand:
+        if not isinstance(o, int):  # compiled, a C conversion would take a float
+            raise _not_int(o)
+        c = o
         if c < 0 or c > 4 or k >= 20:
             raise ValueError(f"a 桂林 hand is a count vector of 20 kinds, 0..4 cards each, not {list(hand)}")
         u = c
@@ -667,6 +693,8 @@ def _score(hand, melds, win_card, win_from, hu_triple, split):
         table_pts += code & 15
         if code & 16:
             four = True
+    if win_card is not None and not isinstance(win_card, int):
+        raise _not_int(win_card)
     w = -1 if win_card is None else win_card
     if w < -1 or w > 19:
         raise ValueError(f"winning card {win_card}: a kind is 0..19")
@@ -742,10 +770,14 @@ def best_split(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], 
         the 10-胡 minimum). Dealt 坎 (three in hand) and dealt fours stay whole (001 §技巧攻略).
         Of equally high splits, the first reading wins (the 4-card set before the kept 坎), and
         within a reading the first in the search's order (:func:`_take`).
-    :raises ValueError: a hand that is not 20 counts of 0..4, a winning card outside 0..19, a
-        吃 / 比 meld that is not a shape.
+    :raises ValueError: a hand that is not 20 counts of 0..4, a winning card or a meld card
+        outside 0..19, a 吃 / 比 meld that is not a shape.
+    :raises TypeError: a count, card or winning card that is not an int.
     """
-    return _score(hand, melds, win_card, win_from, hu_triple, True)
+    try:
+        return _score(hand, melds, win_card, win_from, hu_triple, True)
+    except OverflowError:
+        raise _refused(hand, melds, win_card) from None
 
 
 def best_points(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], win_card: int | None,
@@ -755,7 +787,10 @@ def best_points(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]],
     same search as :func:`best_split` (:func:`_score`); raises as it does. (The claim windows
     first rule out most hands with a cheaper test of the hand: :func:`stray_kinds`. A shortcut here too,
     on those numbers, measured: 4.03 M instructions a compiled guilin game against 3.90 M without.)"""
-    return _score(hand, melds, win_card, win_from, hu_triple, False)
+    try:
+        return _score(hand, melds, win_card, win_from, hu_triple, False)
+    except OverflowError:
+        raise _refused(hand, melds, win_card) from None
 
 
 def tuo(points: int, step: int) -> int:
