@@ -173,3 +173,27 @@ def test_commands_say_when_a_built_module_is_stale(monkeypatch: pytest.MonkeyPat
                                                for m in kernel.MODULES})
     cli._say_stale_kernel()  # no compiler: nothing to rebuild, nothing said
     assert capsys.readouterr().err == ""
+
+
+def test_a_yuanjiang_hand_shape_pickled_on_one_kernel_loads_on_the_other(tmp_path: Path) -> None:
+    # HandShape is a cclass compiled: Cython's own pickle named the compiled layout (the fresh-user
+    # check); now the hand alone, on both kernels. 一一二三 waits on 一 (一一一 + 二三), 二 (一二三 + 一二),
+    # 三 (一二三 + 一三) and 四 (二三四 + 一一): groups and exactly one 门子 (003 §名词解析 ⑧).
+    code = ("import pickle, sys\n"
+            "from replay.variants.yuanjiang_guihuzi.scoring import HandShape\n"
+            "if sys.argv[1] == 'dump':\n"
+            "    s = HandShape([2, 1, 1] + [0] * 17); s.wins(0, True)\n"
+            "    open(sys.argv[2], 'wb').write(pickle.dumps(s))\n"
+            "else:\n"
+            "    s = pickle.loads(open(sys.argv[2], 'rb').read())\n"
+            "    print(type(s).__module__, s.n, [w for w in range(20) if s.wins(w, True)])\n")
+    got = {}
+    for dump, load in (("compiled", "python"), ("python", "auto")):
+        f = tmp_path / f"{dump}.pkl"
+        for step, mode in (("dump", dump), ("load", load)):
+            p = subprocess.run([sys.executable, "-c", code, step, str(f)], cwd=ROOT, capture_output=True, text=True,
+                               env={**os.environ, "PAIPU_KERNEL": mode}, timeout=120)
+            assert p.returncode == 0, p.stderr
+        got[dump] = p.stdout
+    assert got["compiled"] == got["python"]
+    assert got["python"] == "replay.variants.yuanjiang_guihuzi.scoring 4 [0, 1, 2, 3]\n"

@@ -649,3 +649,23 @@ def test_a_score_case_chi_names_the_card_it_ate():
     assert (got["points"], got["hand_types"]) == (20, ["wai_yuan"])
     assert "not one of its cards" in score_case({**case, "melds": [{"kind": "chi", "cards": ["x3", "x4", "x5"],
                                                                        "card": "x6"}]})["error"]
+
+
+@pytest.mark.parametrize("counts, error, match", [
+    ([1.0] + [0] * 19, TypeError, r"a count is an int, not 1.0 \(kind 0\)"),
+    ([2 ** 64] + [0] * 19, ValueError, "18446744073709551616 cards of kind 0: the shape test takes 0..6"),
+    ([0] * 19 + [7], ValueError, "7 cards of kind 19: the shape test takes 0..6"),
+])
+def test_pack_refuses_what_is_not_a_count_vector_alike_on_both_kernels(counts, error, match) -> None:
+    from replay.variants.yuanjiang_guihuzi.scoring import pack
+
+    with pytest.raises(error, match=match):
+        pack(counts)
+
+
+@pytest.mark.parametrize("x", [-1, 2 ** 60, 1.0])
+def test_shape_of_refuses_what_pack_cannot_make(x) -> None:
+    from replay.variants.yuanjiang_guihuzi.scoring import shape_of
+
+    with pytest.raises(ValueError, match="is not a hand packed by pack"):
+        shape_of(x)

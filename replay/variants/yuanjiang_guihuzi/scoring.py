@@ -238,14 +238,21 @@ def pack(counts: Sequence[int]) -> int:
     at bit ``3k``: what :func:`_split` searches, and a hand's key for :class:`HandShape`.
 
     :raises ValueError: not 20 counts, or a count outside 0..6 (the deck holds 4 of a kind; one
-        more card must still fit in 3 bits)."""
+        more card must still fit in 3 bits).
+    :raises TypeError: a count that is not an int (compiled, a C conversion would take a float)."""
     if len(counts) != 20:
         raise ValueError(f"a count vector has 20 kinds, not {len(counts)}")
     x = 0
     for k in range(20):
-        c = counts[k]
+        o = counts[k]
+        if not isinstance(o, int):
+            raise TypeError(f"a count is an int, not {o!r} (kind {k})")
+        try:
+            c = o
+        except OverflowError:  # compiled: an int beyond C's, refused as Python refuses it
+            c = -1
         if c < 0 or c > 6:
-            raise ValueError(f"{c} cards of kind {k}: the shape test takes 0..6")
+            raise ValueError(f"{o} cards of kind {k}: the shape test takes 0..6")
         x |= c << (3 * k)
     return x
 
@@ -334,6 +341,11 @@ class HandShape:
     def __init__(self, hand: Sequence[int]) -> None:
         """:param hand: the count vector (20 counts, a list or bytes; :func:`pack`)."""
         self._set(pack(hand))
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        # the hand alone, answers asked anew: one pickle for both kernels (Cython's own names the
+        # compiled layout, which the pure-Python class cannot read, nor the other way round)
+        return shape_of, (self._x,)
 
     @cython.cfunc
     @cython.locals(x=cython.ulonglong, k=cython.int, c=cython.int, n=cython.int, pairs=cython.int)
@@ -448,7 +460,12 @@ def _small_count(x):
 @cython.locals(hs=HandShape)
 def shape_of(x: int) -> HandShape:
     """The :class:`HandShape` of the hand packed as ``x`` (:func:`pack`; the key the state keeps
-    its shapes by)."""
+    its shapes by).
+
+    :raises ValueError: ``x`` is not such an int (compiled, a C conversion would take a float or
+        overflow)."""
+    if not isinstance(x, int) or x < 0 or x >> 60:
+        raise ValueError(f"{x!r} is not a hand packed by pack() (an int of 0..2**60-1)")
     hs = HandShape.__new__(HandShape)
     hs._set(x)
     return hs
