@@ -83,52 +83,78 @@ _NO_BI = {c: tuple(((own, ()), own[0], 2 if own[0] == own[1] else 1, own[1]) for
 """Per card, the 吃 choices without 比 and what each needs: (choice, a, free copies of a, b)."""
 
 
+_GUARD = sum(4 << (3 * k) for k in range(20))
+"""Free counts packed 3 bits a kind in one integer, each biased by 4: a kind is short (a count
+below 0) once its bit 4 is gone (a step takes at most 2 of a kind, so no borrow crosses kinds)."""
+_SHAPE_SUB = [[(1 << 3 * x) + (1 << 3 * y) + (1 << 3 * z) for x, y, z in SHAPES_WITH[c]] for c in range(20)]
+"""Per card, what each shape of SHAPES_WITH[c] takes from the packed counts, in that order."""
+
+
+@cython.locals(free=bytes, c=cython.int, total=cython.longlong, blocks=cython.bint, k=cython.Py_ssize_t, v=cython.ulonglong,
+               x=cython.ulonglong)
 def _chi_choices(c: int, free: bytes, total: int, blocks: bool) -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
-    """:meth:`GuilinState.chi_choices` on free counts ``free`` (``total`` free cards, capped at 12)."""
+    """:meth:`GuilinState.chi_choices` on free counts ``free`` (``total`` free cards, capped at 12),
+    sorted: every own pair that fits; where a copy of ``c`` is left, with each maximal set of 比
+    groups taking those copies (下比, 001 §技巧攻略 下张), unless no card is left to discard or (under
+    ``blocks``) a copy is left that forms no shape. Searched in C (:func:`_chi_search`)."""
+    v = _GUARD
+    for k in range(len(free)):
+        x = free[k]
+        v += x << (3 * k)
+    return _chi_search(c, v, total, blocks)
+
+
+@cython.cfunc
+@cython.locals(c=cython.int, v=cython.ulonglong, total=cython.longlong, blocks=cython.bint, out=list, subs=list,
+               shapes=tuple, own=tuple, n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, sh=cython.int,
+               a=cython.int, b=cython.int, vo=cython.ulonglong, vi=cython.ulonglong, vj=cython.ulonglong,
+               guard=cython.ulonglong, found=cython.bint, paired=cython.bint, one=cython.ulonglong, t=cython.ulonglong)
+@cython.returns(list)
+def _chi_search(c, v, total, blocks):
+    """:func:`_chi_choices` on the packed counts ``v``. A free count is at most 2, so after the own
+    pair at most 2 copies of ``c`` are left and each 比 group takes at least one: at most two groups.
+    Emitted in sorted order (own pairs as OWN_WITH[c], groups as SHAPES_WITH[c], a set of groups
+    once, as its sorted tuple), so the answer needs no sort."""
     out = []
-    fc = free[c]
-    bi_owed = False
+    subs = _SHAPE_SUB[c]
+    shapes = SHAPES_WITH[c]
+    n = len(shapes)
+    sh = 3 * c
+    guard = _GUARD
+    one = 1
     for own in OWN_WITH[c]:
-        a, b = own
-        if free[a] < (2 if a == b else 1) or free[b] < 1:
-            continue
-        if fc == (a == c) + (b == c):  # no copy of c left: no 比 owed
+        a = own[0]
+        b = own[1]
+        vo = v - (one << (3 * a)) - (one << (3 * b))
+        if (vo & guard) != guard:
+            continue  # the own pair is not held
+        if ((vo >> sh) & 7) == 4:  # no copy of c left: no 比 owed
             if total != 2:  # a card is left to discard
                 out.append((own, ()))
             continue
-        rest = list(free)
-        rest[a] -= 1
-        rest[b] -= 1
-        for bi, left_c in _bi_sets(rest, c):
-            if left_c and blocks:
+        found = False
+        for i in range(n):
+            t = subs[i]
+            vi = vo - t
+            if (vi & guard) != guard:
                 continue
-            if total - 2 - 3 * len(bi) == 0:
-                continue  # no card left to discard
-            out.append((own, bi))
-            bi_owed = True
-    # without 比 the entries follow OWN_WITH[c], already sorted and distinct
-    return sorted(set(out)) if bi_owed and len(out) > 1 else out
-
-
-def _bi_sets(rest: list[int], c: int) -> list[tuple[tuple[tuple[int, ...], ...], int]]:
-    """Maximal sets of 比 groups removing copies of ``c`` from ``rest``: (groups, copies of ``c``
-    left). ``rest`` is changed during the search and restored before returning."""
-    if not rest[c]:
-        return [((), 0)]
-    out = []
-    for shape in SHAPES_WITH[c]:
-        x, y, z = shape
-        rest[x] -= 1
-        rest[y] -= 1
-        rest[z] -= 1
-        if rest[x] >= 0 and rest[y] >= 0 and rest[z] >= 0:
-            for more, left_c in _bi_sets(rest, c):
-                out.append((tuple(sorted((shape, *more))), left_c))
-        rest[x] += 1
-        rest[y] += 1
-        rest[z] += 1
-    if not out:  # this copy forms no shape: no 比 owed for it
-        return [((), rest[c])]
+            found = True
+            if ((vi >> sh) & 7) == 4:  # every copy shown
+                if total != 5:
+                    out.append((own, (shapes[i],)))
+                continue
+            paired = False
+            for j in range(n):
+                t = subs[j]
+                vj = vi - t
+                if (vj & guard) == guard:
+                    paired = True
+                    if j >= i and total != 8:
+                        out.append((own, (shapes[i], shapes[j])))
+            if not paired and not blocks and total != 5:  # the last copy forms no shape
+                out.append((own, (shapes[i],)))
+        if not found and not blocks and total != 2:  # no copy forms a shape: no 比 owed for them
+            out.append((own, ()))
     return out
 
 
