@@ -31,7 +31,7 @@ def _say_stale_kernel() -> None:
     since (results stay right, only slower); a machine without a compiler stays quiet."""
     from replay import kernel
 
-    stale = [m for m, why in kernel.STATUS.why.items() if "make kernel rebuilds" in why]
+    stale = sorted(kernel.STATUS.stale)
     if stale and kernel.STATUS.mode == "auto":
         print(f"paipu: {len(stale)} of {len(kernel.MODULES)} kernel modules run as pure Python, their build being "
               f"stale ({stale[0]}{', …' if len(stale) > 1 else ''}): `make kernel` rebuilds them", file=sys.stderr)

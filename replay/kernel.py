@@ -128,6 +128,7 @@ class _Status:
         self.mode = "auto"
         self.manifest: dict[str, Any] = {}
         self.why: dict[str, str] = {}  # module -> why it runs as Python (absent: compiled)
+        self.stale: set[str] = set()  # of those, the ones built but out of date (make kernel rebuilds them)
 
 
 STATUS = _Status()
@@ -161,6 +162,7 @@ def install(env: dict[str, str] | None = None) -> _Status:
     man = _manifest()
     built = man.get("modules", {})
     why: dict[str, str] = {}
+    stale: set[str] = set()
     for name in MODULES:
         if mode == "python":
             why[name] = "PAIPU_KERNEL=python"
@@ -168,11 +170,16 @@ def install(env: dict[str, str] | None = None) -> _Status:
             why[name] = (man.get("failed", {}).get(name) or man.get("error")
                          or ("its extension was built but is gone (make kernel rebuilds it)" if name in built
                              else "not built (no C compiler at install, or installed without the build)"))
+            if name in built:
+                stale.add(name)
         elif not man:
+            stale.add(name)
             why[name] = f"the build manifest {MANIFEST.relative_to(ROOT)} is missing or unreadable (make kernel rebuilds it)"
         elif name not in built:
+            stale.add(name)
             why[name] = "its extension is not in the build manifest (make kernel rebuilds it)"
         elif built[name] != module_digest(name):
+            stale.add(name)
             files = module_files(name)
             what = (f"{files[0].relative_to(ROOT)}" if len(files) == 1 else
                     "its sources (" + ", ".join(str(p.relative_to(ROOT)) for p in files) + ")")
@@ -185,7 +192,7 @@ def install(env: dict[str, str] | None = None) -> _Status:
         name = next(iter(why))
         raise KernelNotBuiltError(f"PAIPU_KERNEL=compiled but {len(why)} kernel module(s) would run as Python, "
                           f"e.g. {name}: {why[name]}")
-    STATUS.mode, STATUS.manifest, STATUS.why = mode, man, why
+    STATUS.mode, STATUS.manifest, STATUS.why, STATUS.stale = mode, man, why, stale
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _SourceFirst)]
     if why:
         sys.meta_path.insert(0, _SourceFirst(set(why)))

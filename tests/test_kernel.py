@@ -78,6 +78,7 @@ def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.Monke
             m: ("0" * 64 if m == stale else kernel.module_digest(m)) for m in kernel.MODULES}})
         st = kernel.install({})
         assert st.why == {stale: "replay/split.py changed since the build (make kernel rebuilds it)"}
+        assert st.stale == {stale}
         assert kernel.describe() == ("kernel: compiled (Cython 3.0) but 1 of 18 modules pure Python: replay.split: "
                                      "replay/split.py changed since the build (make kernel rebuilds it)")
         with pytest.raises(kernel.KernelNotBuiltError, match="PAIPU_KERNEL=compiled but 1 kernel module"):
@@ -165,12 +166,14 @@ def test_commands_say_when_a_built_module_is_stale(monkeypatch: pytest.MonkeyPat
     from paipu import cli
 
     monkeypatch.setattr(kernel.STATUS, "why", {"replay.split": "replay/split.py changed since the build (make kernel rebuilds it)"})
+    monkeypatch.setattr(kernel.STATUS, "stale", {"replay.split"})
     monkeypatch.setattr(kernel.STATUS, "mode", "auto")
     cli._say_stale_kernel()
     assert capsys.readouterr().err == ("paipu: 1 of 18 kernel modules run as pure Python, their build being stale "
                                        "(replay.split): `make kernel` rebuilds them\n")
     monkeypatch.setattr(kernel.STATUS, "why", {m: "not built (no C compiler at install, or installed without the build)"
                                                for m in kernel.MODULES})
+    monkeypatch.setattr(kernel.STATUS, "stale", set())
     cli._say_stale_kernel()  # no compiler: nothing to rebuild, nothing said
     assert capsys.readouterr().err == ""
 
