@@ -54,6 +54,11 @@ def _source(name: str) -> Path:
     return HERE.joinpath(*name.split(".")).with_suffix(".py")
 
 
+def _c_file(name: str) -> Path:
+    """Where Cython writes the C of kernel module ``name`` (``build_dir`` below)."""
+    return CYTHON_DIR / _source(name).relative_to(HERE).with_suffix(".c")
+
+
 def _write_manifest(modules: dict[str, str], failed: dict[str, str], error: str | None, cython: str | None) -> None:
     MANIFEST.write_text(json.dumps({"cython": cython, "modules": modules, "failed": failed, "error": error},
                                    indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -73,7 +78,7 @@ class OptionalBuildExt(build_ext):
 
     def run(self) -> None:
         self.failed: dict[str, str] = {}
-        self.digests = {ext.name: _DIGESTS.get(ext.name) or _kernel().module_digest(ext.name) for ext in self.extensions}
+        self.digests = {ext.name: _DIGESTS[ext.name] for ext in self.extensions}  # read by extensions()
         try:
             super().run()
         except Exception as e:  # no compiler at all (setuptools raises before any module)
@@ -139,7 +144,7 @@ def extensions() -> list:
     kernel = _kernel()
     for name in names:
         _DIGESTS[name] = d = kernel.module_digest(name)
-        c = CYTHON_DIR / _source(name).relative_to(HERE).with_suffix(".c")
+        c = _c_file(name)
         stamp = c.with_suffix(".sha256")
         if not stamp.exists() or stamp.read_text(encoding="utf-8") != d:
             # Cython retranslates by file times only: a source put back with an old mtime would keep
@@ -147,11 +152,11 @@ def extensions() -> list:
             c.unlink(missing_ok=True)
             stamp.unlink(missing_ok=True)
     try:
-        out = cythonize(exts, build_dir="build/cython", quiet=True, nthreads=0,
+        out = cythonize(exts, build_dir=str(CYTHON_DIR.relative_to(HERE)), quiet=True, nthreads=0,
                          compiler_directives={"language_level": 3, "annotation_typing": False,
                                               "emit_code_comments": False})
         for name in names:
-            c = CYTHON_DIR / _source(name).relative_to(HERE).with_suffix(".c")
+            c = _c_file(name)
             if c.exists():
                 c.with_suffix(".sha256").write_text(_DIGESTS[name], encoding="utf-8")
         return out
