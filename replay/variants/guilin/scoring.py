@@ -207,17 +207,29 @@ def _not_int(o: object) -> TypeError:
     return TypeError(f"a 桂林 card count or kind is an int, not {o!r}")
 
 
+def _bad_hand(hand) -> ValueError:
+    return ValueError(f"a 桂林 hand is a count vector of 20 kinds, 0..4 cards each, not {list(hand)}")
+
+
+def _bad_meld_card(c, kind) -> ValueError:
+    return ValueError(f"meld card {c!r} of {kind}: a kind is 0..19")
+
+
+def _bad_win_card(win_card) -> ValueError:
+    return ValueError(f"winning card {win_card}: a kind is 0..19")
+
+
 def _refused(hand, melds, win_card) -> ValueError:
     """The ``ValueError`` :func:`_score` gives when a count, a meld card or the winning card is an
     int too big for C (compiled, the conversion overflows; as Python, the range checks see it):
     the same message, found in the same order, on both kernels."""
     if any(c < 0 or c > 4 for c in hand):
-        return ValueError(f"a 桂林 hand is a count vector of 20 kinds, 0..4 cards each, not {list(hand)}")
+        return _bad_hand(hand)
     for kind, cards in melds:
         for c in cards:
             if c < 0 or c > 19:
-                return ValueError(f"meld card {c!r} of {kind}: a kind is 0..19")
-    return ValueError(f"winning card {win_card}: a kind is 0..19")
+                return _bad_meld_card(c, kind)
+    return _bad_win_card(win_card)
 
 
 @cython.cfunc
@@ -246,7 +258,7 @@ def _meld_code(kind, cards):
             raise _not_int(o)
         c = o  # compiled, an int beyond C's raises OverflowError: best_split / best_points say why
         if c < 0 or c > 19:
-            raise ValueError(f"meld card {o!r} of {kind}: a kind is 0..19")
+            raise _bad_meld_card(o, kind)
         if j == 0:
             a = c
         elif j == 1:
@@ -678,7 +690,7 @@ def _score(hand, melds, win_card, win_from, hu_triple, split):
             raise _not_int(o)
         c = o
         if c < 0 or c > 4 or k >= 20:
-            raise ValueError(f"a 桂林 hand is a count vector of 20 kinds, 0..4 cards each, not {list(hand)}")
+            raise _bad_hand(hand)
         u = c
         x0 |= u << (3 * k)
         total += c
@@ -697,7 +709,7 @@ def _score(hand, melds, win_card, win_from, hu_triple, split):
         raise _not_int(win_card)
     w = -1 if win_card is None else win_card
     if w < -1 or w > 19:
-        raise ValueError(f"winning card {win_card}: a kind is 0..19")
+        raise _bad_win_card(win_card)
     # dealt 坎 and fours stay whole (001 §技巧攻略), but those of the winning card's kind
     x = x0
     fixed_pts = 0
