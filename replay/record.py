@@ -23,7 +23,11 @@ Seat = Annotated[int, Meta(ge=0, le=7)]
 
 # Frozen: engines build some events once and hand the same object to many records (a seat's discard
 # of each kind), so none may change in place (msgspec.structs.replace makes a changed copy).
-class Event(Struct, omit_defaults=True, frozen=True):
+# gc=False on the record's types: they hold only decoded JSON (str, int, lists and dicts of them)
+# and each other, never a reference back, so no cycle can pass through them; untracked, the
+# thousands of events a batch keeps alive are not rescanned by every collection (decode of a batch
+# of 1,000 桂林 records: ≈ 60 → 30 µs a record).
+class Event(Struct, omit_defaults=True, frozen=True, gc=False):
     """One logged event (spec §4). ``from_`` is the JSON field ``from``."""
 
     seat: Seat
@@ -37,14 +41,14 @@ class Event(Struct, omit_defaults=True, frozen=True):
     t: Annotated[int, Meta(ge=0)] | None = None
 
 
-class Deal(Struct):
+class Deal(Struct, gc=False):
     """The dealt cards: ``hands`` per seat (dealer's extra card included), ``wall`` in draw order."""
 
     hands: list[list[str]]
     wall: list[str]
 
 
-class Shuffle(Struct):
+class Shuffle(Struct, gc=False):
     """The server's shuffle commitment (spec §2)."""
 
     algo: str | None = None
@@ -52,21 +56,21 @@ class Shuffle(Struct):
     digest: str | None = None
 
 
-class XingClaim(Struct):
+class XingClaim(Struct, gc=False):
     """字牌 醒: the cards turned and how many the winner matched (spec §5)."""
 
     cards: list[str]
     count: Annotated[int, Meta(ge=0)]
 
 
-class JingClaim(Struct):
+class JingClaim(Struct, gc=False):
     """花牌 精: the 主精 and the 精 count (spec §5)."""
 
     main: str | None
     count: Annotated[int, Meta(ge=0)]
 
 
-class Result(Struct, omit_defaults=True):
+class Result(Struct, omit_defaults=True, gc=False):
     """A settlement (spec §5). Fields left UNSET were not claimed and are not compared."""
 
     outcome: Literal["win", "draw"] | UnsetType = UNSET
@@ -83,7 +87,7 @@ class Result(Struct, omit_defaults=True):
     scores: list[int] | UnsetType = UNSET
 
 
-class Record(Struct):
+class Record(Struct, gc=False):
     """One game record (spec §2)."""
 
     format: Literal["paipu/1"]
@@ -248,6 +252,30 @@ def parse_object(raw: bytes | str) -> dict[str, Any]:
     return obj
 
 
+_RECORD_DECODER = msgspec.json.Decoder(Record)
+_ENCODER = msgspec.json.Encoder()
+
+
+def _canonical_record(raw: bytes | str) -> Record | None:
+    """The :class:`Record` of ``raw`` when ``raw`` is that record's own compact encoding, else None.
+
+    A shortcut that only accepts: the one typed decode of the line, taken only when encoding the
+    result gives back ``raw`` byte for byte (as our simulator and msgspec-based servers write it).
+    Then the line holds nothing the two-stage decode would refuse — no unknown or ``x_`` field (a
+    typed decode drops those, and the bytes would differ), no repeated key (likewise), no wrong
+    type or range (the typed decode checks the same types) — and the two-stage decode would give
+    this very record. Any other line (None) takes the two-stage decode, which alone words the
+    errors. Halves a simulated line's decode (桂林: ≈ 30 → 16 µs).
+    """
+    if not isinstance(raw, bytes):
+        return None
+    try:
+        rec = _RECORD_DECODER.decode(raw)
+    except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
+        return None
+    return rec if _ENCODER.encode(rec) == raw.strip() else None
+
+
 def decode_record(raw: bytes | str, obj: dict[str, Any] | None = None) -> Record:
     """Decode one JSON line into a :class:`Record`.
 
@@ -257,6 +285,9 @@ def decode_record(raw: bytes | str, obj: dict[str, Any] | None = None) -> Record
         message names the JSON path).
     """
     if obj is None:
+        rec = _canonical_record(raw)
+        if rec is not None:
+            return rec
         obj = parse_object(raw)
     problems = _unknown_fields(obj, "record", "$") if not _ALLOWED["record"].issuperset(obj) else []
     for key, kind in (("deal", "deal"), ("result", "result"), ("shuffle", "shuffle")):

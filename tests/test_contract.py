@@ -76,6 +76,58 @@ def test_a_repeated_key_is_bad_json_whether_compact_or_spaced():
         assert f"`{key}`" in v.errors[0].message
 
 
+def _two_ways(raw: bytes):
+    """``decode_record``'s answer for ``raw`` by its shortcut path (``obj`` None) and by the
+    two-stage path (``obj`` given): the record, or the refusal's (code, rule, message)."""
+    from replay.errors import RuleViolation
+    from replay.record import decode_record, parse_object
+
+    out = []
+    for given in (False, True):
+        try:
+            out.append(decode_record(raw, parse_object(raw)) if given else decode_record(raw))
+        except RuleViolation as e:
+            out.append((e.code, e.rule, e.message))
+    return out
+
+
+def test_the_typed_shortcut_takes_only_canonical_lines_and_decides_as_the_two_stage_decode():
+    """decode_record's one typed decode (``_canonical_record``) takes a line only when the record
+    encodes back to it byte for byte; every other line, and every refusal, is the two-stage
+    decode's. Both paths give the same record or the same error on each line here, and the
+    shortcut turns away each line that carries what the typed decode would drop or refuse."""
+    from replay.record import _canonical_record
+
+    rec = next(iter(simulate("guilin", 1, 3, bots="random")))
+    compact = msgspec.json.encode(rec)
+    lines = {
+        "canonical": (compact, True, None),
+        "trailing CRLF": (compact + b"\r\n", True, None),
+        "x_ field": (compact[:-1] + b',"x_server":{"v":1}}', False, None),
+        "unknown field": (compact[:-1] + b',"server":1}', False, ("schema", "paipu.schema")),
+        "unknown event field": (compact.replace(b'{"seat":', b'{"foo":1,"seat":', 1), False, ("schema", "paipu.schema")),
+        "repeated key": (compact.replace(b'"dealer":', b'"dealer":0,"dealer":', 1), False,
+                         ("bad_json", "paipu.duplicate_key")),
+        "seat out of range": (compact.replace(b'"dealer":0', b'"dealer":9', 1).replace(b'"dealer":1', b'"dealer":9', 1)
+                              .replace(b'"dealer":2', b'"dealer":9', 1), False, ("schema", "paipu.schema")),
+        "escaped text": (compact.replace(b'"variant":"guilin"', b'"variant":"gui\\u006cin"', 1), False, None),
+        "not an object": (b"[1,2]", False, ("bad_json", "paipu.json")),
+        "not JSON": (compact[:-5], False, ("bad_json", "paipu.json")),
+    }
+    for name, (line, canonical, refused) in lines.items():
+        assert (_canonical_record(line) is not None) == canonical, name
+        fast, slow = _two_ways(line)
+        assert fast == slow, name
+        if refused is None:
+            assert fast == rec, name  # the x_ field and the escape decode to the same record
+        else:
+            assert fast[:2] == refused, (name, fast)
+    for case in sorted((ROOT / "tests/data/bad/cases").glob("*.jsonl")):  # every bad-input case's lines
+        for i, line in enumerate(case.read_bytes().splitlines()):
+            fast, slow = _two_ways(line)
+            assert fast == slow, (case.name, i + 1)
+
+
 def test_simulated_game_ids_differ_by_bot_kind():
     """Two runs with the same variant and seed but other bots never share a ``game_id`` (spec §2:
     unique across all files); heuristic runs keep the ids they always had."""
