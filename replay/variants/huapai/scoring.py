@@ -382,20 +382,23 @@ def _materialize(table, groups, main: int | None, kinds: list[int], assign: tupl
     # 賴 folded into 花 kinds (lai_hu=hua) are named back on the first 花 copies of their character
     lai_left = {ch: assign.count(ch) for ch in set(assign)} if cfg.lai_hu != "gongan" else {}
 
-    def code(x: int) -> str:
-        if x >= N_KIND:  # a 賴 slot
-            return LAI
-        ch = KCHAR[x]
-        if ch in hua_left and hua_left[ch] and not KHUA[x]:
-            hua_left[ch] -= 1
-            return codes[HUA[ch]]
-        if KHUA[x] and lai_left.get(ch):
-            lai_left[ch] -= 1
-            return LAI
-        return codes[x]
-
     out = [Group(k, tuple(codes[x] for x in c), p, "table") for k, c, p in table]
-    out += [Group(k, tuple(code(x) for x in c), p) for k, c, p in groups]
+    for k, c, p in groups:  # a loop, not an inner function: compiled, that made a cycle a hand
+        named = []
+        for x in c:
+            if x >= N_KIND:  # a 賴 slot
+                named.append(LAI)
+                continue
+            ch = KCHAR[x]
+            if ch in hua_left and hua_left[ch] and not KHUA[x]:
+                hua_left[ch] -= 1
+                named.append(codes[HUA[ch]])
+            elif KHUA[x] and lai_left.get(ch):
+                lai_left[ch] -= 1
+                named.append(LAI)
+            else:
+                named.append(codes[x])
+        out.append(Group(k, tuple(named), p))
     per: dict[str, dict[str, int]] = {}
     for ch in cfg.jing_order:
         if not held[ch]:

@@ -409,6 +409,10 @@ def judge(concealed: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], 
             fen, bei = fen_of(from_cards, "shidui")
             readings.append(((fen * bei, from_cards, True, 0),
                              Judgement(True, None, dui, from_cards, from_cards, 0, "shidui", fen, bei)))
+    # compiled, the inner functions and the scope they close over refer to each other: let go
+    # here (Cython cannot `del` them) so a judged hand is freed by reference counts, not left to
+    # the cyclic collector
+    read = fen_of = None  # type: ignore[assignment]
     if readings:
         return max(readings, key=lambda r: r[0])[1]
     shaped = [f for f in failures if f.points is not None]

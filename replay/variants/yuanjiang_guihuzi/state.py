@@ -134,7 +134,6 @@ class YuanjiangState(GameState):
         self.order = [tuple((src + i) % n for i in range(n)) for src in range(n)]  # from src, in turn order
         self.win: dict[str, Any] | None = None
         self.shapes: dict[int, sc.HandShape] = {}  # hand (sc.pack) → its shape answers (speed only)
-        self._build_window = self._window_now  # bound once, not per window (speed only)
         # 报听 (003 §胡牌胡型 2): 听 from the start; None until the dealer's first discard.
         self.ting: list[bool | None] = [None if s == self.dealer else self.is_ting(s) for s in range(n)]
         self.phase, self.turn = Phase.DISCARD, self.dealer  # the dealer discards first (no start window)
@@ -302,7 +301,9 @@ class YuanjiangState(GameState):
         """Open the claim window on ``card`` flipped or discarded by ``src``."""
         # built lazily: a window nobody claims needs no options at all (speed only): none is forced
         # (closing: none), and window_closed works out what the implicit passes close itself
-        self.window = Window(card, src, kind, build=self._build_window, closing=_no_options)
+        # bound per window, never kept on the state: a bound method there made every state a
+        # cycle (state → method → state) that only the cyclic GC could free
+        self.window = Window(card, src, kind, build=self._window_now, closing=_no_options)
         self.phase = Phase.WINDOW
 
     def _window_now(self) -> list[Option]:
