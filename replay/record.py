@@ -3,7 +3,9 @@
 Decoding is two-stage: ``msgspec.json.decode`` to builtins (so ``bad_json`` and
 unknown-field checks can name the field), then ``msgspec.convert`` into
 :class:`Record` (so type errors carry a JSON path such as ``$.actions[3].seat``).
-Extension fields (``x_*``) are kept in the raw object and ignored (spec §1).
+Extension fields (``x_*``) are kept in the raw object and ignored (spec §1). A line that is its
+record's own compact encoding (as the simulator writes) is decoded in one typed step instead
+(:func:`_canonical_record`), which only ever accepts: every refusal is the two-stage decode's.
 """
 
 from __future__ import annotations
