@@ -58,6 +58,9 @@ def _phase(name: str) -> Phase:
 
 for _name in ("START", "DISCARD", "WINDOW", "DRAW", "OVER"):
     setattr(Phase, _name, Phase(_name, _name.lower()))
+# The singletons as module names, for GameState.apply (compiled, ``Phase.X`` is a class attribute
+# lookup each time; apply tests the phase up to six times an event).
+_START, _DISCARD, _WINDOW, _DRAW, _OVER = Phase.START, Phase.DISCARD, Phase.WINDOW, Phase.DRAW, Phase.OVER
 
 
 class Option:
@@ -148,7 +151,7 @@ class Window:
     @cython.locals(o=Option, i=cython.Py_ssize_t, opts=list, declined=frozenset)
     def of(self, seat: int) -> list[Option]:
         """The options of ``seat`` still open."""
-        opts = self.options
+        opts = self._options if self._options is not None else self.options  # built: no property call
         out: list[Option] = []
         if seat in self.passed:
             return out
@@ -162,7 +165,7 @@ class Window:
     @cython.locals(o=Option, i=cython.Py_ssize_t, opts=list, declined=frozenset, passed=set)
     def ahead_of(self, opt: Option) -> list[Option]:
         """Other seats' open options that rank before ``opt`` (they must pass first)."""
-        opts = self.options
+        opts = self._options if self._options is not None else self.options
         passed, declined = self.passed, self.declined
         seat, key = opt.seat, opt.key
         out: list[Option] = []
@@ -190,7 +193,7 @@ class Window:
         """Forced options of seats that have not acted."""
         passed = self.passed
         out: list[Option] = []
-        for o in self.closing:
+        for o in (self._options if self._options is not None else self.closing):
             if o.forced and o.seat not in passed:
                 out.append(o)
         return out
@@ -332,21 +335,23 @@ class GameState:
 
         :raises RuleViolation: the first rule the event breaks (code per spec §6).
         """
-        if self.phase is Phase.OVER:
+        ph = self.phase
+        if ph is _OVER:
             raise self.fail("trailing_actions", "paipu.end", f"the hand was already over; `{ev.act}` by seat {ev.seat} follows it")
         if ev.seat >= self.n:
             raise self.fail("schema", "paipu.seat", f"seat {ev.seat} does not exist ({self.n} seats)")
         if ev.cards is not None or ev.from_ is not None or ev.bi is not None or ev.tail or ev.to_hand:
             self.check_fields(ev)  # most events (draws, discards) carry none of these
-        if self.phase in (Phase.WINDOW, Phase.START) and (ev.act == "draw" or not self._targets_window(ev)):
+        if (ph is _WINDOW or ph is _START) and (ev.act == "draw" or not self._targets_window(ev)):
             self.close_window()
-        if self.phase is Phase.OVER:
+            ph = self.phase
+        if ph is _OVER:
             raise self.fail("trailing_actions", "paipu.end", f"the wall is empty and the hand is drawn (荒庄); `{ev.act}` follows it")
-        if self.phase in (Phase.WINDOW, Phase.START):
+        if ph is _WINDOW or ph is _START:
             self.on_window_event(ev)
-        elif self.phase is Phase.DRAW:
+        elif ph is _DRAW:
             self.on_draw(ev)
-        elif self.phase is Phase.DISCARD:
+        elif ph is _DISCARD:
             if ev.from_ is not None and ev.from_ != ev.seat and ev.seat == self.turn:
                 raise self.fail("illegal_action", "paipu.from", f"`from` is {ev.from_} but seat {ev.seat} plays its own "
                                 "cards here (no card of another seat is open)")

@@ -165,10 +165,24 @@ def _claim_order(n: int, src: int, flip: bool) -> tuple[int, ...]:
 
 
 _CODES: list[str] = list(ZIPAI.codes)  # kind -> code, read without an attribute lookup a card
+_REACH, _stray_kinds = sc._REACH, sc.stray_kinds  # read at every claim window: no module attribute lookup
 
 
 def _codes(kinds) -> list[str]:
     return [_CODES[k] for k in kinds]
+
+
+_IX: dict[str, int] = ZIPAI._index  # type: ignore[attr-defined]  # code -> kind (Deck.index's own table)
+
+
+@cython.cfunc
+@cython.locals(ix=dict)
+def _kind(state, code):
+    """``state.card(code)`` (the kind of a logged card) by one dict lookup; an unknown or missing
+    code goes through :meth:`GameState.card`, which raises the error."""
+    ix = _IX
+    k = ix.get(code) if code is not None else None
+    return k if k is not None else state.card(code)
 
 
 class GuilinState(GameState):
@@ -350,70 +364,77 @@ class GuilinState(GameState):
                 out.append(Option(seat, "hu", (R_HU, pos), False, [Event(seat=seat, act="hu")], "qi_shou_hu"))
         return out
 
+    @cython.locals(c=cython.Py_ssize_t, d=cython.Py_ssize_t, s=cython.Py_ssize_t, pos=cython.Py_ssize_t,
+                   n_held=cython.longlong, hands=list, h=list, alikes=list, chou=list, mine=dict, seen=set)
     def window_options(self, card: int, src: int, kind: str, full: bool = True) -> list[Option]:
         """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``.
 
         ``full=False`` gives the window's closing options (:attr:`Window.closing`): 胡 only where it
         is forced (放炮必胡), and a 吃 option without its events (only whether one exists matters
-        when nobody claims: it makes the card 臭)."""
+        when nobody claims: it makes the card 臭). Events are made positionally (the field order of
+        :class:`replay.record.Event`): compiled, a keyword call builds a dict an event (issue 18)."""
         c = card
         code = _CODES[c]
         flip = kind == "flip"
-        hands = self.hands
+        hands, alikes = self.hands, self.alike  # typed (compiled): C-level indexing and lookups
         if flip:  # the drawer's own 扫 / 过扫 / 扫穿 / 开舵 (001 §扫, §过扫, §扫穿, §开舵)
             d = src
             n_held = hands[d][c]
-            if self.alike[d].get(c) in SAO_KINDS:
-                return [Option(d, "sao_chuan", (R_SAO, 0), True, [Event(seat=d, act="sao_chuan", card=code)], "sao_chuan")]
+            mine = alikes[d]
+            if mine.get(c) in SAO_KINDS:
+                return [Option(d, "sao_chuan", (R_SAO, 0), True, [Event(d, "sao_chuan", code)], "sao_chuan")]
             if n_held == 3:
                 return [Option(d, "sao_chuan", (R_SAO, 0), True,
-                               [Event(seat=d, act="sao_chuan", card=code, cards=[code] * 3)], "sao_chuan")]
+                               [Event(d, "sao_chuan", code, [code] * 3)], "sao_chuan")]
             if n_held == 2:
-                act = "guo_sao" if c in self.peng_passed[d] else "sao"
-                return [Option(d, act, (R_SAO, 0), True, [Event(seat=d, act=act, card=code, cards=[code] * 2)], act)]
+                seen = self.peng_passed[d]
+                act = "guo_sao" if c in seen else "sao"
+                return [Option(d, act, (R_SAO, 0), True, [Event(d, act, code, [code] * 2)], act)]
         out: list[Option] = []
         order = _claim_order(self.n, src, flip)
         if (flip or self.dian_pao_ok) and (full or (not flip and self.fang_pao_bi_hu)):
-            reach = sc._REACH[c]
+            reach = _REACH[c]
             for pos, s in enumerate(order):
-                if sc.stray_kinds(hands[s]) & ~reach:
+                if _stray_kinds(hands[s]) & ~reach:
                     continue  # a kind out of c's reach fits no group: best_points' first shortcut, inlined
                 wf = "self" if s == src else ("flip" if flip else "discard")
                 if self.can_win(s, c, wf):
                     forced = wf == "discard" and self.fang_pao_bi_hu  # 放炮必胡 (004 §3.打牌 6)
-                    out.append(Option(s, "hu", (R_HU, pos), forced, [Event(seat=s, act="hu", card=code)],
+                    out.append(Option(s, "hu", (R_HU, pos), forced, [Event(s, "hu", code)],
                                       "fang_pao_bi_hu" if forced else "hu"))
         for s in order:
             h = hands[s]
             n_held = h[c]
-            alike = self.alike[s].get(c)
+            mine = alikes[s]
+            alike = mine.get(c)
             if s == src:  # own flip: a 碰 on the table opens (碰的开舵, 001 §开舵)
                 if alike == "peng":
-                    out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(seat=s, act="kai_duo", card=code)], "kai_duo"))
+                    out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(s, "kai_duo", code)], "kai_duo"))
                 continue
             if not n_held and alike is None:  # most seats: nothing of c
                 continue
             if n_held == 3:  # 起手牌开舵: 别人摸出或打出第4张后就要开舵
                 out.append(Option(s, "kai_duo", (R_DUO, 0), True,
-                                  [Event(seat=s, act="kai_duo", card=code, cards=[code] * 3)], "kai_duo"))
+                                  [Event(s, "kai_duo", code, [code] * 3)], "kai_duo"))
             elif alike in SAO_KINDS and (flip or self.sao_kai_duo_on_discard):
-                out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(seat=s, act="kai_duo", card=code)], "kai_duo"))
+                out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(s, "kai_duo", code)], "kai_duo"))
             elif n_held == 2 and _free_total(h) > 2:  # 碰: 别家摸或打出 (001 §碰); a card left to discard
                 out.append(Option(s, "peng", (R_DUO, 0), False,
-                                  [Event(seat=s, act="peng", card=code, cards=[code] * 2)], "peng"))
+                                  [Event(s, "peng", code, [code] * 2)], "peng"))
         xia = (src + 1) % self.n
         # 001 §技巧攻略: 先是自己吃...下家; a discard only with chi_discard (004 §3.打牌 2: 上家或自己摸起的牌)
         chi_seats = (src, xia) if flip else ((xia,) if self.chi_discard else ())
-        codes = ZIPAI.codes
+        codes = _CODES
+        chou = self.chou
         for pos, s in enumerate(chi_seats):
-            if c in self.chou[s]:
+            seen = chou[s]
+            if c in seen:
                 continue
             if not full:
                 if self.has_chi(s, c):
                     out.append(Option(s, "chi", (R_CHI, pos), False, [], "chi"))
                 continue
-            evs = [Event(seat=s, act="chi", card=code, cards=[codes[own[0]], codes[own[1]]],
-                         bi=[_codes(g) for g in bi] if bi else None)
+            evs = [Event(s, "chi", code, [codes[own[0]], codes[own[1]]], None, [_codes(g) for g in bi] if bi else None)
                    for own, bi in self.chi_choices(s, c)]
             if evs:
                 out.append(Option(s, "chi", (R_CHI, pos), False, evs, "chi"))
@@ -478,7 +499,7 @@ class GuilinState(GameState):
         if ev.to_hand:  # spec §4: only the replacement after laying down fours goes into the hand
             raise self.fail("illegal_action", "wall", f"seat {ev.seat}'s draw is a public flip: `to_hand` is only for "
                             "the replacement card after laying down dealt fours")
-        c = self.card(ev.card)
+        c = _kind(self, ev.card)
         if c != self.wall[self.front]:
             raise self.fail("wall_mismatch", "paipu.wall",
                             f"seat {ev.seat} drew {self.label(c)} but the next card of the wall is "
@@ -517,7 +538,7 @@ class GuilinState(GameState):
                             f"seat {s} does not discard now ({NO_DISCARD_WHY[self.skip_discard]}); seat {self.next_draw} draws next")
         if ev.act != "discard":
             raise self.fail("illegal_action", "discard", f"seat {s} must discard now, not `{ev.act}` (先摸后打, 001 §技巧攻略)")
-        c = self.card(ev.card)
+        c = _kind(self, ev.card)
         h = self.hands[s]
         if h[c] == 0:
             raise self.fail("illegal_action", "discard", f"seat {s} holds no {self.label(c)} to discard")
@@ -531,7 +552,7 @@ class GuilinState(GameState):
         self.chou[s].add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
         self.open_window(c, s, "discard")
 
-    @cython.locals(o=Option)
+    @cython.locals(o=Option, w=Window)
     def window_closed(self, w: Window) -> None:
         if w.kind == "start":
             self.owe_discard(self.dealer, self.dealer)
@@ -546,7 +567,7 @@ class GuilinState(GameState):
             self.chou[w.src].add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
         self.to_draw(self.xia(w.src))
 
-    @cython.locals(o=Option)
+    @cython.locals(o=Option, w=Window)
     def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
         s, c, act = ev.seat, w.card, ev.act
         self.skip_discard = None
