@@ -221,6 +221,30 @@ def retrying(fn: Any, *, seconds: float | None = None, what: str = "the catalog"
             attempt += 1
 
 
+def _sqlite_new(catalog: str) -> bool:
+    """True when ``catalog`` is an embedded (SQLite) catalog that DuckLake has not yet set up: no
+    file, no committed ``ducklake_metadata`` table, or a file another process holds locked (it may
+    be setting it up). Read with the standard library's sqlite3, which sees committed state only.
+    Then the attach that sets it up takes :func:`commit_turn`, so two writers starting on a new
+    warehouse never both create DuckLake's tables (the loser's attach failed)."""
+    if not catalog.startswith("sqlite:"):
+        return False
+    path = Path(catalog[len("sqlite:"):])
+    if not path.exists():
+        return True
+    import sqlite3
+
+    try:
+        db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=0)
+        try:
+            row = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ducklake_metadata'").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:  # locked, or mid-creation: take the turn
+        return True
+    return row is None
+
+
 @contextmanager
 def commit_turn(root: Path, catalog: str, holder: str, say: Callable[[str], None] | None = None) -> Iterator[None]:
     """This host's turn to write into an embedded (SQLite) catalog: an exclusive ``flock`` on
@@ -311,11 +335,14 @@ class Warehouse:
         else:
             self.catalog = have or f"sqlite:{self.root / SQLITE_CATALOG}"
         (self.root / DATA).mkdir(exist_ok=True)
-        self.con = duckdb.connect(":memory:")
-        self.con.execute("SET enable_progress_bar = false")  # DuckDB draws it on stdout, which may be --json
+        self._connect()
         try:
             try:
-                retrying(lambda: attach(self.con, self.root, self.catalog))
+                if _sqlite_new(self.catalog):  # the first attach creates DuckLake's tables: a write
+                    with self.commit_turn():
+                        retrying(self._attach)
+                else:
+                    retrying(self._attach)
             except duckdb.Error as e:  # unreachable server, no such database, bad keywords, …
                 raise WarehouseBusy(shown_catalog(f"cannot open the catalog {self.catalog}: {e}")) from None
             if retrying(self._missing_tables):
@@ -330,6 +357,23 @@ class Warehouse:
         self.staging.mkdir(parents=True, exist_ok=True)
         (self.staging / "owner.json").write_text(json.dumps({"pid": os.getpid(), "host": platform.node()}))
         return self
+
+    def _connect(self) -> None:
+        self.con = duckdb.connect(":memory:")
+        self.con.execute("SET enable_progress_bar = false")  # DuckDB draws it on stdout, which may be --json
+
+    def _attach(self) -> None:
+        """:func:`attach` on this warehouse's connection. A failed attach is retried on a new
+        connection: the failed one can be left in an aborted transaction, where the retry would
+        fail with "Current transaction is aborted" instead of the error it met (seen in ``make
+        bench``, two writers starting on a new warehouse)."""
+        assert self.con is not None
+        try:
+            attach(self.con, self.root, self.catalog)
+        except duckdb.Error:
+            self.con.close()
+            self._connect()
+            raise
 
     def _missing_tables(self) -> bool:
         """True when a table, or a column of ``ingest/schema.py``, is missing from the catalog."""

@@ -159,3 +159,61 @@ def test_the_first_attach_race_is_a_conflict():
     assert is_conflict(RuntimeError('ERROR:  duplicate key value violates unique constraint "pg_type_typname_nsp_index"'))
     assert not is_conflict(RuntimeError('Catalog Error: Table with name games already exists!'))
     assert not is_conflict(RuntimeError("IO Error: could not open file"))
+
+
+def test_the_first_attach_of_a_new_embedded_catalog_takes_the_turn(tmp_path):
+    """A writer opening a warehouse whose SQLite catalog DuckLake has not set up yet attaches in
+    the commit turn (``make bench`` saw the second of two writers starting on a new warehouse fail
+    to open it): while the turn is held it creates nothing; once free it sets the catalog up, and
+    a later open needs no turn."""
+    import threading
+
+    from ingest.warehouse import SQLITE_CATALOG, Warehouse, _sqlite_new
+
+    wh = tmp_path / "wh"
+    (wh / META).mkdir(parents=True)
+    catalog = f"sqlite:{wh / SQLITE_CATALOG}"
+    assert _sqlite_new(catalog) and not _sqlite_new("postgres:host=db")
+    fd = os.open(wh / META / COMMIT_LOCK, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    errors: list[BaseException] = []
+
+    def open_it() -> None:
+        try:
+            with Warehouse(wh):
+                pass
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=open_it)
+    try:
+        t.start()
+        time.sleep(2)
+        assert t.is_alive() and not (wh / SQLITE_CATALOG).exists()
+    finally:
+        os.close(fd)  # releases the turn
+    t.join(120)
+    assert not t.is_alive() and errors == []
+    assert not _sqlite_new(catalog)  # set up: the next open attaches without the turn
+
+
+def test_a_failed_attach_is_retried_on_a_new_connection(tmp_path, monkeypatch):
+    """An attach that fails with a conflict can leave its connection in an aborted transaction;
+    the retry runs on a new connection, so it meets the catalog, not "Current transaction is
+    aborted" (which is no conflict, and ended the open)."""
+    import ingest.warehouse as warehouse
+
+    real = warehouse.attach
+    calls = []
+
+    def flaky(con, *args, **kwargs):
+        calls.append(con)
+        if len(calls) == 1:  # a conflict inside a transaction, as a catalog busy mid-probe leaves it
+            con.execute("BEGIN TRANSACTION")
+            con.execute("SELECT error('database is locked')")
+        return real(con, *args, **kwargs)
+
+    monkeypatch.setattr(warehouse, "attach", flaky)
+    with warehouse.Warehouse(tmp_path / "wh") as w:
+        assert w.count("games") == 0
+    assert len(calls) == 2 and calls[0] is not calls[1]
