@@ -235,7 +235,7 @@ def _sqlite_new(catalog: str) -> bool:
     import sqlite3
 
     try:
-        db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=0)
+        db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=0)
         try:
             row = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ducklake_metadata'").fetchone()
         finally:
