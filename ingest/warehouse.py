@@ -31,7 +31,7 @@ import random
 import shutil
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -338,10 +338,8 @@ class Warehouse:
         self._connect()
         try:
             try:
-                if _sqlite_new(self.catalog):  # the first attach creates DuckLake's tables: a write
-                    with self.commit_turn():
-                        retrying(self._attach)
-                else:
+                # the first attach creates DuckLake's tables: a write, so it takes the turn
+                with self.commit_turn() if _sqlite_new(self.catalog) else nullcontext():
                     retrying(self._attach)
             except duckdb.Error as e:  # unreachable server, no such database, bad keywords, …
                 raise WarehouseBusy(shown_catalog(f"cannot open the catalog {self.catalog}: {e}")) from None
