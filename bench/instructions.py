@@ -3,7 +3,9 @@
 CPU seconds on this VM wander by up to half between runs; instruction counts do not (the same
 code, input and hash seed give the same count within ~1%, whatever else the machine runs), so
 before/after comparisons of an engine change use this. ``replay`` decodes and replays N games
-(default 50) simulated with random bots; ``sim`` simulates N games (default 30). Each count is
+(default 50) simulated with random bots; ``sim`` simulates N games (default 30); ``ingest``
+runs an ingest worker's whole job on the same N games (:func:`ingest.rows.process_chunk` in
+chunks of 256 lines: parse, replay, the rows and their Arrow tables). Each count is
 that of a run with N games minus that of a run with none (imports, tables and a 3-game warm-up
 in both; the games to replay are simulated beforehand in another process and read from
 ``build/bench/instructions/`` in both, so no memo is warm with them), divided by N. ``scorer``
@@ -45,9 +47,23 @@ def _work(variant: str, mode: str, n: int, lines_path: str) -> None:
 
     enc = msgspec.json.Encoder()
     # read in both runs; simulated beforehand in another process, so no memo is warm with these games
-    lines = open(lines_path, "rb").read().splitlines() if mode == "replay" else []
+    lines = open(lines_path, "rb").read().splitlines() if mode in ("replay", "ingest") else []
     for r in simulate(variant, 3, 1, bots="random", start=5000):  # warm-up: imports, tables
         replay_line(enc.encode(r))
+    if mode == "ingest":
+        from datetime import datetime, timezone
+
+        from ingest.reader import Line
+        from ingest.rows import process_chunk
+
+        now = datetime(2026, 12, 1, tzinfo=timezone.utc)
+        process_chunk(0, 0, [Line("warm", 1, enc.encode(r)) for r in simulate(variant, 3, 1, bots="random", start=5000)],
+                      now)
+        todo = [Line("bench", i + 1, x) for i, x in enumerate(lines[:n])]
+        for i in range(0, len(todo), 256):
+            if process_chunk(0, i, todo[i:i + 256], now).counts.valid != len(todo[i:i + 256]):
+                raise SystemExit(f"a simulated {variant} game did not ingest as valid")
+        return
     if mode == "sim":
         for r in simulate(variant, n, 1, bots="random", start=1000):
             enc.encode(r)
@@ -78,7 +94,10 @@ def _games(variant: str, n: int) -> Path:
 def count(variant: str, mode: str, n: int, lines_path: Path, passes: int = 1) -> int:
     """Instructions (callgrind's ``Collected``) of one run of :func:`_work` (``scorer``: of
     :func:`_scorer_work` with ``passes`` passes over the hands)."""
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    # Arrow's jemalloc and thread pools make the count wander by ~1% a run; the system allocator on
+    # one thread does not
+    env = {**os.environ, "PYTHONHASHSEED": "0", "ARROW_DEFAULT_MEMORY_POOL": "system", "OMP_NUM_THREADS": "1",
+           "ARROW_IO_THREADS": "1"}
     p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-m",
                         "bench.instructions", "--work", variant, mode, str(n), "--lines", str(lines_path),
                         "--passes", str(passes)],
@@ -92,13 +111,13 @@ def count(variant: str, mode: str, n: int, lines_path: Path, passes: int = 1) ->
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.instructions", description=__doc__.split("\n\n")[0])
     ap.add_argument("variant")
-    ap.add_argument("mode", nargs="?", default="replay", choices=("replay", "sim", "scorer"))
+    ap.add_argument("mode", nargs="?", default="replay", choices=("replay", "sim", "scorer", "ingest"))
     ap.add_argument("n", nargs="?", type=int)
     ap.add_argument("--work", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--lines", default="", help=argparse.SUPPRESS)
     ap.add_argument("--passes", type=int, default=1, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    n = a.n if a.n is not None else {"replay": 50, "sim": 30, "scorer": 2000}[a.mode]
+    n = a.n if a.n is not None else {"replay": 50, "sim": 30, "scorer": 2000, "ingest": 50}[a.mode]
     if a.work:
         if a.mode == "scorer":
             _scorer_work(n, a.passes)
@@ -121,7 +140,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"guilin scorer: {(cold - none) / n:,.0f} instructions a hand cold, "
               f"{(both - cold) / n:,.0f} warm (n={n})")
         return
-    lines = _games(a.variant, n) if a.mode == "replay" else Path(os.devnull)
+    lines = _games(a.variant, n) if a.mode in ("replay", "ingest") else Path(os.devnull)
     per_game = (count(a.variant, a.mode, n, lines) - count(a.variant, a.mode, 0, lines)) / n
     print(f"{a.variant} {a.mode}: {per_game:,.0f} instructions a game (n={n})")
 

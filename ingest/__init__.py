@@ -5,3 +5,5 @@ Reading order: ``reader`` (files → numbered lines) → ``rows`` (replay → ro
 ``run`` (the ``ingest()`` loop, process pool or Dask) → ``cli``. ``mutate`` is the tamper-detection
 harness; ``schema`` holds every column name and type.
 """
+
+import replay  # noqa: E402,F401 (first: its kernel finder must be in place before ingest.rows, a kernel module, loads)

@@ -2,7 +2,7 @@
 
 The main process reads the files (``ingest.reader``), cuts each file's lines into chunks and
 sends them to worker processes (``ingest.rows.process_chunk``); results come back in order and are
-staged per file as Parquet in the run's staging folder — by the main process for the process pool,
+staged per file (Arrow IPC parts) in the run's staging folder — by the main process for the process pool,
 by the workers themselves on Dask (:func:`stage_chunk`: only counts and file names come back) —
 then one transaction screens them for duplicates (``ingest.dedupe``) and commits them
 (``ingest.warehouse``). Every input line is
@@ -29,8 +29,8 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeE
 from ingest.dedupe import Index
 from ingest.reader import MAX_LINE_BYTES, FileStats, Line, find_inputs, read_lines
 from ingest.rows import ChunkResult, Counts, Pseudonymizer, process_chunk
-from ingest.warehouse import (BUSY_SECONDS, STAGING, FileStage, Warehouse, WarehouseBusy, backoff, is_conflict,
-                              retrying)
+from ingest.warehouse import (BUSY_SECONDS, PART_SUFFIX, STAGING, FileStage, Warehouse, WarehouseBusy, backoff,
+                              is_conflict, retrying, write_part)
 from replay.record import terminal_text
 from replay.workers import process_pool
 
@@ -142,7 +142,7 @@ class DaskWorkersLost(RuntimeError):
 
 @dataclass
 class StagedChunk:
-    """What a Dask worker sends back for one chunk (:func:`stage_chunk`): the Parquet parts it
+    """What a Dask worker sends back for one chunk (:func:`stage_chunk`): the staged parts it
     wrote into the run's staging folder, per table, and the line counts — no rows."""
 
     file_index: int
@@ -154,21 +154,17 @@ class StagedChunk:
 def stage_chunk(file_index: int, chunk_index: int, lines: list[Line], ingested_at: datetime,
                 pseudonym_salt: bytes | None, staging: str) -> StagedChunk:
     """Run on a Dask worker: :func:`~ingest.rows.process_chunk`, then each of its tables written as
-    one Parquet part ``<staging>/f<file>.c<chunk>.<table>.parquet`` (zstd; through a temporary name
-    and ``os.replace``, so a worker killed mid-write leaves no part, and a chunk the scheduler
-    runs again after a worker died rewrites the same name). ``staging`` must be reachable by the
-    worker: the warehouse folder on shared storage for a cluster of several machines."""
-    import pyarrow.parquet as pq
-
+    one staged part ``<staging>/f<file>.c<chunk>.<table>.arrow`` (:func:`~ingest.warehouse.write_part`:
+    a worker killed mid-write leaves no part, and a chunk the scheduler runs again after a worker
+    died rewrites the same name). ``staging`` must be reachable by the worker: the warehouse folder
+    on shared storage for a cluster of several machines."""
     res = process_chunk(file_index, chunk_index, lines, ingested_at, pseudonym_salt)
     parts = {}
     for table, t in res.tables.items():
         if t.num_rows == 0:
             continue
-        dest = Path(staging) / f"f{file_index:06d}.c{chunk_index:06d}.{table}.parquet"
-        tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-        pq.write_table(t, tmp, compression="zstd")
-        os.replace(tmp, dest)
+        dest = Path(staging) / f"f{file_index:06d}.c{chunk_index:06d}.{table}{PART_SUFFIX}"
+        write_part(t, dest)
         parts[table] = str(dest)
     return StagedChunk(file_index, chunk_index, parts, res.counts)
 
@@ -235,7 +231,7 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
            scheduler: str | None = None, catalog: str | None = None) -> IngestReport:
     """Replay every line of ``paths`` and commit the results to the warehouse in one transaction.
 
-    Two phases: the lines are replayed (in a pool or on Dask) and their rows staged as Parquet in
+    Two phases: the lines are replayed (in a pool or on Dask) and their rows staged (Arrow IPC) in
     ``DIR/_staging/<run_id>/``; then one catalog transaction, file by file in input order,
     deletes what each file stored before, screens its rows for duplicates against the catalog
     (``ingest.dedupe``) and inserts them, and adds the run's ``ingest_runs`` row. When another

@@ -114,7 +114,7 @@ def validate_cmd(
             counts = Counts()
             pos = 0
             for line in read_lines(f, stats=st):
-                judged = judge_line(line, replay_line)
+                judged = judge_line(line, replay_line, keep_obj=False)
                 status, verdict, res = _account(index, origin, line, judged)
                 setattr(counts, status, getattr(counts, status) + 1)
                 meter.advance(st.bytes_in - pos, 1)

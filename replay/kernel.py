@@ -34,7 +34,9 @@ MANIFEST = Path(__file__).with_name("_kernel_build.json")
 """Written by ``setup.py`` at build time (git-ignored): ``{"cython", "modules": {name: sha256},
 "failed": {name: why}, "error": why-none-was-built}``."""
 
-# The compiled set: the engine core, decode and replay, and every variant's state and scorer.
+# The compiled set: the engine core, decode and replay, every variant's state and scorer, and the
+# ingest's rows of a replayed line (ingest.rows, the rest of a worker's job; ingest/__init__ imports
+# replay first, so this finder is in place before it loads).
 # setup.py reads this tuple with ast.literal_eval (it cannot import replay at build time).
 MODULES = (
     "replay.cards",
@@ -55,6 +57,7 @@ MODULES = (
     "replay.variants.tongcheng_gezi.state",
     "replay.variants.yuanjiang_guihuzi.scoring",
     "replay.variants.yuanjiang_guihuzi.state",
+    "ingest.rows",
 )
 
 CHOICES = ("auto", "compiled", "python")

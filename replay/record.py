@@ -5,7 +5,7 @@ unknown-field checks can name the field), then ``msgspec.convert`` into
 :class:`Record` (so type errors carry a JSON path such as ``$.actions[3].seat``).
 Extension fields (``x_*``) are kept in the raw object and ignored (spec §1). A line that is its
 record's own compact encoding (as the simulator writes) is decoded in one typed step instead
-(:func:`_canonical_record`), which only ever accepts: every refusal is the two-stage decode's.
+(:func:`canonical_record`), which only ever accepts: every refusal is the two-stage decode's.
 """
 
 from __future__ import annotations
@@ -258,7 +258,7 @@ _RECORD_DECODER = msgspec.json.Decoder(Record)
 _ENCODER = msgspec.json.Encoder()
 
 
-def _canonical_record(raw: bytes | str) -> Record | None:
+def canonical_record(raw: bytes | str) -> Record | None:
     """The :class:`Record` of ``raw`` when ``raw`` is that record's own compact encoding, else None.
 
     A shortcut that only accepts: the one typed decode of the line, taken only when encoding the
@@ -278,16 +278,19 @@ def _canonical_record(raw: bytes | str) -> Record | None:
     return rec if _ENCODER.encode(rec) == raw.strip() else None
 
 
-def decode_record(raw: bytes | str, obj: dict[str, Any] | None = None) -> Record:
+def decode_record(raw: bytes | str, obj: dict[str, Any] | Record | None = None) -> Record:
     """Decode one JSON line into a :class:`Record`.
 
-    :param obj: the line as :func:`parse_object` already gave it (then ``raw`` is not parsed again).
+    :param obj: the line as :func:`parse_object` already gave it (then ``raw`` is not parsed
+        again), or the :class:`Record` :func:`canonical_record` gave for it (returned as it is).
     :raises RuleViolation: ``bad_json`` as :func:`parse_object` raises it;
         ``schema`` for a missing, mistyped, out-of-range or unknown field (the
         message names the JSON path).
     """
+    if isinstance(obj, Record):
+        return obj
     if obj is None:
-        rec = _canonical_record(raw)
+        rec = canonical_record(raw)
         if rec is not None:
             return rec
         obj = parse_object(raw)

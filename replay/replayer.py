@@ -231,11 +231,12 @@ def replay_record(rec: Record, raw: bytes = b"", *, stop_after: int | None = Non
     return ReplayOutcome(verdict(errors, computed, ruleset.id), rec, ruleset, state, state.facts(), raw=raw)
 
 
-def replay_line(raw: bytes | str, obj: dict[str, Any] | None = None) -> ReplayOutcome:
+def replay_line(raw: bytes | str, obj: dict[str, Any] | Record | None = None) -> ReplayOutcome:
     """Decode and replay one JSON line (spec §1, §6).
 
     :param obj: the line as :func:`replay.record.parse_object` already gave it (the ingest parses
-        each line once); None to parse ``raw`` here.
+        each line once), or its :class:`~replay.record.Record` when
+        :func:`~replay.record.canonical_record` gave one; None to decode ``raw`` here.
     :returns: a :class:`ReplayOutcome`; a line that is not a record gets a
         verdict with ``bad_json`` or ``schema`` and ``record`` None. Never raises
         for bad content.

@@ -92,11 +92,11 @@ def _two_ways(raw: bytes):
 
 
 def test_the_typed_shortcut_takes_only_canonical_lines_and_decides_as_the_two_stage_decode():
-    """decode_record's one typed decode (``_canonical_record``) takes a line only when the record
+    """decode_record's one typed decode (``canonical_record``) takes a line only when the record
     encodes back to it byte for byte; every other line, and every refusal, is the two-stage
     decode's. Both paths give the same record or the same error on each line here, and the
     shortcut turns away each line that carries what the typed decode would drop or refuse."""
-    from replay.record import _canonical_record
+    from replay.record import canonical_record
 
     rec = next(iter(simulate("guilin", 1, 3, bots="random")))
     compact = msgspec.json.encode(rec)
@@ -115,7 +115,7 @@ def test_the_typed_shortcut_takes_only_canonical_lines_and_decides_as_the_two_st
         "not JSON": (compact[:-5], False, ("bad_json", "paipu.json")),
     }
     for name, (line, canonical, refused) in lines.items():
-        assert (_canonical_record(line) is not None) == canonical, name
+        assert (canonical_record(line) is not None) == canonical, name
         fast, slow = _two_ways(line)
         assert fast == slow, name
         if refused is None:

@@ -365,3 +365,42 @@ def test_a_second_ingest_while_a_writer_has_the_warehouse_open(tmp_path):
     assert rep.total().valid == 1
     rep = ingest([DATA / "guilin-short.jsonl"], tmp_path / "wh", workers=1, progress=False)
     assert rep.total().valid == 1 and len(table(tmp_path / "wh", "games")) == 1
+
+
+def test_a_canonical_line_is_judged_from_its_typed_decode_with_the_same_rows():
+    """``judge_line(keep_obj=False)`` (the ingest without pseudonyms, ``paipu validate``) replays a
+    line that is its record's own compact encoding from the one typed decode, with no parsed
+    object; a line whose outcome is a reject, and any other line, take the parse — and every row
+    is the one the parse gives."""
+    from datetime import datetime, timezone
+
+    import msgspec
+
+    from ingest.reader import Line
+    from ingest.rows import Batch, judge_line
+    from replay.record import decode_record
+    from replay.replayer import replay_line
+
+    def canonical(raw: bytes) -> bytes:
+        return msgspec.json.encode(decode_record(raw))
+
+    lines = [canonical(record(game_id="c-ok", started_at="2026-03-04T05:06:07Z")),
+             canonical(record(game_id="c-claim", result__points=20)),  # invalid, still a game
+             canonical(record(game_id="c-mahjong", variant="mahjong", started_at="2026-02-01T00:00:00Z")),
+             canonical(record(game_id="c-big", round=2 ** 70, started_at="2026-02-01T00:00:00Z")),
+             record(game_id="x-exp", x_experiment="tune-1")]  # not canonical: spaces, an x_ field
+    fast = [judge_line(Line("f.jsonl", i + 1, raw), replay_line, keep_obj=False) for i, raw in enumerate(lines)]
+    assert [j.obj is None for j in fast] == [True, True, False, False, False]
+    assert [j.reject.rule if j.reject else None for j in fast] == [None, None, "paipu.variant", "paipu.int_range", None]
+    assert [j.outcome.verdict.valid if j.reject is None else None for j in fast] == [True, False, None, None, True]
+
+    now = datetime(2026, 12, 1, tzinfo=timezone.utc)
+    got, ref = Batch(now), Batch(now)
+    for i, raw in enumerate(lines):
+        line = Line("f.jsonl", i + 1, raw)
+        got.add_line(line, replay_line)  # no pseudonymizer: keep_obj=False
+        ref.add_judged(line, judge_line(line, replay_line, keep_obj=True))
+    a, b = got.to_arrow(), ref.to_arrow()
+    assert a.keys() == b.keys() and all(a[t].equals(b[t]) for t in a)
+    assert [r["month"] for r in a["rejects"].to_pylist()] == ["2026-02", "2026-02"]  # started_at, from the parse
+    assert [r["experiment"] for r in a["games"].to_pylist()] == [None, None, "tune-1"]

@@ -86,7 +86,7 @@ def start_workers(address: str, n: int) -> list[subprocess.Popen]:
 
 
 def staged_parts(wh: Path) -> int:
-    return sum(1 for _ in (wh / "_staging").glob("*/f*.parquet"))
+    return sum(1 for _ in (wh / "_staging").glob("*/f*.arrow"))
 
 
 def clean_rows(wh: Path) -> dict[str, list]:

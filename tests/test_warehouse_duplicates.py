@@ -172,7 +172,7 @@ def test_staged_parts_give_the_same_rows(tmp_path, monkeypatch):
 
     monkeypatch.setattr(warehouse.FileStage, "iter_parts", iter_parts)
     ingest([src], wh, workers=1, progress=False, chunk_lines=2)
-    assert len(staged) >= 2 and staged[0].endswith(".0000.parquet") and staged[1].endswith(".0001.parquet")
+    assert len(staged) >= 2 and staged[0].endswith(".0000.arrow") and staged[1].endswith(".0001.arrow")
     assert snapshot(wh) == snapshot(ref)
     monkeypatch.undo()
     run([src], wh)
