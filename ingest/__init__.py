@@ -6,4 +6,4 @@ Reading order: ``reader`` (files → numbered lines) → ``rows`` (replay → ro
 harness; ``schema`` holds every column name and type.
 """
 
-import replay  # noqa: E402,F401 (first: its kernel finder must be in place before ingest.rows, a kernel module, loads)
+import replay  # noqa: F401 (first: its kernel finder must be in place before ingest.rows, a kernel module, loads)
