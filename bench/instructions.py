@@ -48,8 +48,9 @@ def _work(variant: str, mode: str, n: int, lines_path: str) -> None:
     enc = msgspec.json.Encoder()
     # read in both runs; simulated beforehand in another process, so no memo is warm with these games
     lines = open(lines_path, "rb").read().splitlines() if mode in ("replay", "ingest") else []
-    for r in simulate(variant, 3, 1, bots="random", start=5000):  # warm-up: imports, tables
-        replay_line(enc.encode(r))
+    warm = [enc.encode(r) for r in simulate(variant, 3, 1, bots="random", start=5000)]
+    for x in warm:  # warm-up: imports, tables
+        replay_line(x)
     if mode == "ingest":
         from datetime import datetime, timezone
 
@@ -57,11 +58,11 @@ def _work(variant: str, mode: str, n: int, lines_path: str) -> None:
         from ingest.rows import process_chunk
 
         now = datetime(2026, 12, 1, tzinfo=timezone.utc)
-        process_chunk(0, 0, [Line("warm", 1, enc.encode(r)) for r in simulate(variant, 3, 1, bots="random", start=5000)],
-                      now)
+        process_chunk(0, 0, [Line("warm", i + 1, x) for i, x in enumerate(warm)], now)  # the rows' imports
         todo = [Line("bench", i + 1, x) for i, x in enumerate(lines[:n])]
         for i in range(0, len(todo), 256):
-            if process_chunk(0, i, todo[i:i + 256], now).counts.valid != len(todo[i:i + 256]):
+            chunk = todo[i:i + 256]
+            if process_chunk(0, i, chunk, now).counts.valid != len(chunk):
                 raise SystemExit(f"a simulated {variant} game did not ingest as valid")
         return
     if mode == "sim":
