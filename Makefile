@@ -28,8 +28,8 @@ KERNEL_SAY := $(BIN)/python -c "from replay import kernel; print('paipu', kernel
 # What the kernel build was made from, by content: make's times alone miss a source restored with
 # an old mtime, a deleted extension, a lost manifest (replay/kernel.py runs those as Python).
 KERNEL_SUM := build/kernel.sum
-KERNEL_SUMS = mkdir -p build && { sha256sum $(KERNEL_SRC) replay/_kernel_build.json; ls replay/*.so replay/variants/*/*.so; } 2>/dev/null
-KERNEL_SRC := setup.py replay/kernel.py $(wildcard replay/*.pxd replay/variants/*/*.pxd) $(shell sed -n 's/^    "\(replay\.[a-z_.]*\)",$$/\1/p' replay/kernel.py | tr . / | sed 's/$$/.py/')
+KERNEL_SUMS = mkdir -p build && { sha256sum $(KERNEL_SRC) replay/_kernel_build.json; ls replay/*.so replay/variants/*/*.so ingest/*.so; } 2>/dev/null
+KERNEL_SRC := setup.py replay/kernel.py $(wildcard replay/*.pxd replay/variants/*/*.pxd) $(shell sed -n 's/^    "\(\(replay\|ingest\)\.[a-z_.]*\)",$$/\1/p' replay/kernel.py | tr . / | sed 's/$$/.py/')
 
 $(BASE): pyproject.toml setup.py | $(VENV)/bin/python
 	$(PIP) -e .

@@ -41,12 +41,13 @@ from datetime import datetime, timezone
 from typing import Any, Callable, NamedTuple
 
 import msgspec
+import numpy as np
 import pyarrow as pa
 
 from ingest.reader import RAW_KEEP, Line
 from ingest.schema import MONTH, PARTITION, TABLES, UNKNOWN_VARIANT
 from replay.errors import RuleViolation
-from replay.record import canonical_record, parse_object, utf8_text
+from replay.record import Event, canonical_record, parse_object, utf8_text
 
 LINE = "_line"
 """Private column of every buffered table: the input line number a row came from."""
@@ -95,6 +96,27 @@ def month_of(started_at: datetime | None, ingested_at: datetime) -> str:
 
 def _json(obj: Any) -> str | None:
     return None if obj is None else json.dumps(obj, ensure_ascii=False, sort_keys=True, default=str)
+
+
+_RULES_JSON: dict[int, tuple[Any, str | None]] = {}
+
+
+def _rules_json(ruleset: Any) -> str | None:
+    """``_json`` of a ruleset's values, kept by the ruleset object: ``make_ruleset`` shares one
+    object for the few rule sets that recur game after game (the entry holds the object, so its
+    ``id`` is not reused while cached)."""
+    hit = _RULES_JSON.get(id(ruleset))
+    if hit is not None and hit[0] is ruleset:
+        return hit[1]
+    text = _json(dict(ruleset.values))
+    if len(_RULES_JSON) < 1024:
+        _RULES_JSON[id(ruleset)] = (ruleset, text)
+    return text
+
+
+_astuple = msgspec.structs.astuple
+_EV_SEAT, _EV_ACT, _EV_CARD, _EV_CARDS, _EV_FROM, _EV_TAIL, _EV_TO_HAND, _EV_T = (
+    Event.__struct_fields__.index(f) for f in ("seat", "act", "card", "cards", "from_", "tail", "to_hand", "t"))
 
 
 class Pseudonymizer:
@@ -210,18 +232,30 @@ class Batch:
     def __post_init__(self) -> None:
         self.cols = {t: {c: [] for c in [*s.names, PARTITION, MONTH, LINE]} for t, s in TABLES.items()}
         self.known = _known_variants()
+        # tables written a game at a time (:meth:`_rows`): a column with one value a game is kept
+        # once a game, with the game's row count, and repeated in Arrow (``take``), not in Python
+        self.runs: dict[str, tuple[dict[str, list], list[int], str | None, list[tuple[str, list]]]] = {}
 
-    def _row(self, table: str, **values: Any) -> None:
+    def _row(self, table: str, values: dict[str, Any]) -> None:
         cols = self.cols[table]
         for name, col in cols.items():
             col.append(values.get(name))
 
-    def _rows(self, table: str, n: int, same: dict[str, Any], **each: list) -> None:
-        """``n`` rows at once: ``each`` column's list of ``n`` values, ``same``'s value in every
-        row, None in the columns neither names."""
-        for name, col in self.cols[table].items():
+    def _rows(self, table: str, n: int, same: dict[str, Any], each: dict[str, Any], index: str | None = None) -> None:
+        """``n`` rows at once: ``each`` column's sequence of ``n`` values, ``same``'s value in every
+        row, ``index`` (a column name) counting 0..n-1, None in the columns none names. A table is
+        filled by this method only, with the same ``same`` names and ``index`` every time, or by
+        :meth:`_row` only (else its columns' lengths part, and :meth:`to_arrow` raises)."""
+        run = self.runs.get(table)
+        if run is None:
+            run = self.runs[table] = ({name: [] for name in same}, [], index,
+                                      [(k, c) for k, c in self.cols[table].items() if k not in same and k != index])
+        for name, vals in run[0].items():
+            vals.append(same[name])
+        run[1].append(n)
+        for name, col in run[3]:
             vals = each.get(name)
-            col.extend(vals if vals is not None else [same.get(name)] * n)
+            col.extend(vals if vals is not None else [None] * n)
 
     # -- rejects -------------------------------------------------------------------------------
     def add_reject(self, source_file: str, line_no: int, raw: bytes, code: str, rule: str, message: str,
@@ -245,12 +279,12 @@ class Batch:
         if month is None:
             started = obj.get("started_at") if obj is not None else None
             month = month_of(parse_started_at(started if isinstance(started, str) else None), self.ingested_at)
-        self._row("rejects", source_file=utf8_text(source_file), source_line=line_no,
+        self._row("rejects", dict(source_file=utf8_text(source_file), source_line=line_no,
                   game_id=None if game_id is None else utf8_text(game_id), code=utf8_text(code), step=step,
                   rule=utf8_text(rule), message=utf8_text(message), raw_sha256=sha,
                   raw=raw[:RAW_KEEP].decode("utf-8", "replace"), raw_bytes=n,
                   claimed_variant=None if claimed_variant is None else utf8_text(claimed_variant),
-                  ingested_at=self.ingested_at, variant=part, month=month, _line=line_no)
+                  ingested_at=self.ingested_at, variant=part, month=month, _line=line_no))
 
     # -- games and the rest --------------------------------------------------------------------
     def add_judged(self, line: Line, judged: "Judged") -> None:
@@ -295,14 +329,19 @@ class Batch:
         mismatch = any(e.code == "result_mismatch" for e in v.errors)
         claimed = rec.result is not None
         melds = facts.get("melds") or []
+        per_seat = [0] * len(rec.seats)
+        for m in melds:
+            ms = m.get("seat")
+            if m.get("origin") == "table" and isinstance(ms, int) and 0 <= ms < len(per_seat):
+                per_seat[ms] += 1
         exp = obj.get("x_experiment") if obj is not None else None
         exp = exp if isinstance(exp, str) else None
         ps = self.pseudonymizer
         players = [ps.pid(p) for p in rec.seats] if ps is not None else rec.seats
         record_json = (ps.line(obj) if ps is not None and obj is not None else raw).decode("utf-8", "surrogatepass")
-        self._row(
-            "games", game_id=gid, variant=variant, ruleset_id=rid,
-            rules_json=_json(dict(out.ruleset.values)) if out.ruleset is not None else _json(rec.rules),
+        self._row("games", dict(
+            game_id=gid, variant=variant, ruleset_id=rid,
+            rules_json=_rules_json(out.ruleset) if out.ruleset is not None else _json(rec.rules),
             engine_version=v.engine_version, record_sha256=v.record_sha256, source_file=utf8_text(source_file),
             source_line=line_no, started_at=started, table_id=rec.table_id,
             round=rec.round, stake=rec.stake, n_seats=len(rec.seats), dealer=rec.dealer, valid=v.valid,
@@ -322,48 +361,46 @@ class Batch:
             wall_left=facts.get("wall_left"), record_json=record_json,
             ingested_at=self.ingested_at, experiment=exp, bao=comp.get("bao") if comp is not None else None,
             month=month, _line=line_no,
-        )
+        ))
         for s, player in enumerate(players):
-            self._row(
-                "seats", game_id=gid, variant=variant, ruleset_id=rid, seat=s, player_id=player,
+            self._row("seats", dict(
+                game_id=gid, variant=variant, ruleset_id=rid, seat=s, player_id=player,
                 is_dealer=s == rec.dealer, is_winner=(win and winner == s) if comp is not None else None,
                 score=scores[s] if scores is not None and s < len(scores) else None,
                 dianpao=(win and win_kind == "dianpao" and comp.get("from") == s) if comp is not None else None,
-                n_melds=sum(1 for m in melds if m.get("seat") == s and m.get("origin") == "table")
-                if out.facts is not None else None,
+                n_melds=per_seat[s] if out.facts is not None else None,
                 win_kind=win_kind, valid=v.valid, experiment=exp, month=month, _line=line_no,
-            )
+            ))
         acts = rec.actions
-        if acts:  # column-wise: actions are most of the rows
+        if acts:  # column-wise: actions are most of the rows; the events transposed in C
+            f = tuple(zip(*map(_astuple, acts)))
             self._rows("actions", len(acts), dict(game_id=gid, variant=variant, month=month, _line=line_no),
-                       step=list(range(len(acts))), seat=[ev.seat for ev in acts], act=[ev.act for ev in acts],
-                       card=[ev.card for ev in acts], cards=[ev.cards for ev in acts],
-                       from_seat=[ev.from_ for ev in acts], tail=[ev.tail for ev in acts],
-                       to_hand=[ev.to_hand for ev in acts], t_ms=[ev.t for ev in acts])
+                       dict(seat=f[_EV_SEAT], act=f[_EV_ACT], card=f[_EV_CARD], cards=f[_EV_CARDS],
+                            from_seat=f[_EV_FROM], tail=f[_EV_TAIL], to_hand=f[_EV_TO_HAND], t_ms=f[_EV_T]), "step")
         if melds:  # column-wise too: a game has a dozen melds
             self._rows("melds", len(melds), dict(game_id=gid, variant=variant, month=month, _line=line_no),
-                       seat=[m.get("seat") for m in melds], kind=[m.get("kind") for m in melds],
-                       cards=[list(m.get("cards") or []) for m in melds], points=[m.get("points") for m in melds],
-                       origin=[m.get("origin") for m in melds])
+                       dict(seat=[m.get("seat") for m in melds], kind=[m.get("kind") for m in melds],
+                            cards=[list(m.get("cards") or []) for m in melds],
+                            points=[m.get("points") for m in melds], origin=[m.get("origin") for m in melds]))
         fx = facts.get("xing")
         if win and fx is not None:
-            self._row("xing", game_id=gid, variant=variant, ruleset_id=rid, winner=winner, mode=fx.get("mode"),
-                      cards=list(fx.get("cards") or []), count=fx.get("count"), month=month, _line=line_no)
+            self._row("xing", dict(game_id=gid, variant=variant, ruleset_id=rid, winner=winner, mode=fx.get("mode"),
+                      cards=list(fx.get("cards") or []), count=fx.get("count"), month=month, _line=line_no))
         fj = facts.get("jing")
         if win and isinstance(fj, dict):
             main = fj.get("main")
             for ch, d in sorted((fj.get("per_char") or {}).items()):
                 hua, su = d.get("hua"), d.get("su")
                 count = d.get("count", (hua or 0) + (su or 0))
-                self._row("jing", game_id=gid, variant=variant, ruleset_id=rid, winner=winner, main=main, char=ch,
+                self._row("jing", dict(game_id=gid, variant=variant, ruleset_id=rid, winner=winner, main=main, char=ch,
                           hua=hua, su=su, count=count, hu=d.get("hu"), is_main=ch == main, month=month,
-                          _line=line_no)
+                          _line=line_no))
         fg = facts.get("gezi")
         if win and isinstance(fg, dict):
-            self._row("gezi", game_id=gid, variant=variant, ruleset_id=rid, n_seats=len(rec.seats), winner=winner,
+            self._row("gezi", dict(game_id=gid, variant=variant, ruleset_id=rid, n_seats=len(rec.seats), winner=winner,
                       points=comp.get("points"), from_cards=fg.get("from_cards"), from_melds=fg.get("from_melds"),
                       hua_cards=fg.get("hua_cards"), special=fg.get("special"), units=comp.get("units"),
-                      month=month, _line=line_no)
+                      month=month, _line=line_no))
 
     def add_line(self, line: Line, replay: Callable[[bytes, Any], Any]) -> None:
         """Rows of one reader line, routed by :func:`judge_line` (a game's parsed object is kept
@@ -379,11 +416,23 @@ class Batch:
         """
         out = {}
         for t, cols in self.cols.items():
-            if not cols[PARTITION]:
+            run = self.runs.get(t)
+            if not (cols[PARTITION] or run is not None and sum(run[1])):
                 continue
             schema = (TABLES[t].append(pa.field(PARTITION, pa.string())).append(pa.field(MONTH, pa.string()))
                       .append(pa.field(LINE, pa.int64())))
-            out[t] = pa.table(cols, schema=schema)
+            data: dict[str, Any] = dict(cols)
+            if run is not None:
+                same, lens, index, _ = run
+                n = np.asarray(lens, dtype=np.int64)
+                which = pa.array(np.repeat(np.arange(len(lens), dtype=np.int64), n))
+                for name, vals in same.items():
+                    data[name] = pa.array(vals, type=schema.field(name).type).take(which)
+                if index is not None:
+                    starts = np.cumsum(n) - n
+                    data[index] = pa.array(np.arange(int(n.sum()), dtype=np.int64) - np.repeat(starts, n),
+                                           type=schema.field(index).type)
+            out[t] = pa.table(data, schema=schema)
         return out
 
 
