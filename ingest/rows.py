@@ -362,15 +362,17 @@ class Batch:
             ingested_at=self.ingested_at, experiment=exp, bao=comp.get("bao") if comp is not None else None,
             month=month, _line=line_no,
         ))
-        for s, player in enumerate(players):
-            self._row("seats", dict(
-                game_id=gid, variant=variant, ruleset_id=rid, seat=s, player_id=player,
-                is_dealer=s == rec.dealer, is_winner=(win and winner == s) if comp is not None else None,
-                score=scores[s] if scores is not None and s < len(scores) else None,
-                dianpao=(win and win_kind == "dianpao" and comp.get("from") == s) if comp is not None else None,
-                n_melds=per_seat[s] if out.facts is not None else None,
-                win_kind=win_kind, valid=v.valid, experiment=exp, month=month, _line=line_no,
-            ))
+        ns = len(players)
+        if ns:  # column-wise: a game's seats share its id, ruleset, 胡 kind, validity and month
+            seats = range(ns)
+            dianpao = comp is not None and win and win_kind == "dianpao"
+            self._rows("seats", ns, dict(game_id=gid, variant=variant, ruleset_id=rid, win_kind=win_kind, valid=v.valid,
+                                         experiment=exp, month=month, _line=line_no),
+                       dict(player_id=players, is_dealer=[s == rec.dealer for s in seats],
+                            is_winner=[win and winner == s for s in seats] if comp is not None else None,
+                            score=[scores[s] if s < len(scores) else None for s in seats] if scores is not None else None,
+                            dianpao=[dianpao and comp.get("from") == s for s in seats] if comp is not None else None,
+                            n_melds=per_seat if out.facts is not None else None), "seat")
         acts = rec.actions
         if acts:  # column-wise: actions are most of the rows; the events transposed in C
             f = tuple(zip(*map(_astuple, acts)))
