@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 from functools import lru_cache
 from itertools import combinations_with_replacement
-from operator import itemgetter
 from typing import Any
 
 try:
@@ -53,18 +52,6 @@ _FREE = bytes([0, 1, 2] + [0] * 253)
 
 
 @cython.cfunc
-@cython.inline
-@cython.locals(h=list, k=cython.Py_ssize_t, v=cython.longlong)
-@cython.returns(cython.longlong)
-@cython.exceptval(check=True)
-def _free_of(h, k):
-    """The free copies of kind ``k`` in count vector ``h``: a dealt 坎/four (3 or 4 alike) is
-    locked (001 §技巧攻略), read as 0 — ``free()``'s entry, without building the list (issue 18)."""
-    v = h[k]
-    return v if v < 3 else 0
-
-
-@cython.cfunc
 @cython.locals(h=list, k=cython.Py_ssize_t, v=cython.longlong, t=cython.longlong)
 @cython.returns(cython.longlong)
 @cython.exceptval(check=True)
@@ -76,11 +63,6 @@ def _free_total(h):
         if v < 3:
             t += v
     return t
-_NEAR_GET = {c: itemgetter(*sorted({k for sh in SHAPES_WITH[c] for k in sh})) for c in range(20)}
-"""Per card, the free counts that decide its 吃 (the kinds sharing a shape with it): the memo key."""
-_CHI_MEMO: dict[tuple, list] = {}
-_NO_BI = {c: tuple(((own, ()), own[0], 2 if own[0] == own[1] else 1, own[1]) for own in OWN_WITH[c]) for c in range(20)}
-"""Per card, the 吃 choices without 比 and what each needs: (choice, a, free copies of a, b)."""
 
 
 _GUARD = sum(4 << (3 * k) for k in range(20))
@@ -88,6 +70,33 @@ _GUARD = sum(4 << (3 * k) for k in range(20))
 below 0) once its bit 4 is gone (a step takes at most 2 of a kind, so no borrow crosses kinds)."""
 _SHAPE_SUB = [[(1 << 3 * x) + (1 << 3 * y) + (1 << 3 * z) for x, y, z in SHAPES_WITH[c]] for c in range(20)]
 """Per card, what each shape of SHAPES_WITH[c] takes from the packed counts, in that order."""
+
+
+@cython.cfunc
+@cython.locals(h=list, k=cython.Py_ssize_t, x=cython.longlong, v=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+@cython.exceptval(check=True)
+def _pack_free(h):
+    """The free counts of count vector ``h`` packed as :func:`_chi_choices` packs them (a dealt
+    坎/four read as 0), in one typed loop over the hand: no ``bytes`` of it (issue 18). A count is
+    0..4 (the deck's copies); at most 2 is packed, so no field overflows its 3 bits."""
+    v = _GUARD
+    for k in range(len(h)):
+        x = h[k]
+        if 0 < x < 3:
+            v += x << (3 * k)
+    return v
+
+
+@cython.cfunc
+@cython.locals(v=cython.ulonglong, k=cython.int, t=cython.longlong)
+@cython.returns(cython.longlong)
+def _packed_total(v):
+    """``sum(free)`` of packed free counts ``v`` (20 kinds)."""
+    t = 0
+    for k in range(20):
+        t += ((v >> (3 * k)) & 7) - 4
+    return t
 
 
 @cython.locals(free=bytes, c=cython.int, total=cython.longlong, blocks=cython.bint, k=cython.Py_ssize_t, v=cython.ulonglong,
@@ -101,20 +110,21 @@ def _chi_choices(c: int, free: bytes, total: int, blocks: bool) -> list[tuple[tu
     for k in range(len(free)):
         x = free[k]
         v += x << (3 * k)
-    return _chi_search(c, v, total, blocks)
+    return _chi_search(c, v, total, blocks, False)
 
 
 @cython.cfunc
-@cython.locals(c=cython.int, v=cython.ulonglong, total=cython.longlong, blocks=cython.bint, out=list, subs=list,
+@cython.locals(c=cython.int, v=cython.ulonglong, total=cython.longlong, blocks=cython.bint, first=cython.bint, out=list, subs=list,
                shapes=tuple, own=tuple, n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, sh=cython.int,
                a=cython.int, b=cython.int, vo=cython.ulonglong, vi=cython.ulonglong, vj=cython.ulonglong,
                guard=cython.ulonglong, found=cython.bint, paired=cython.bint, one=cython.ulonglong, t=cython.ulonglong)
 @cython.returns(list)
-def _chi_search(c, v, total, blocks):
-    """:func:`_chi_choices` on the packed counts ``v``. A free count is at most 2, so after the own
-    pair at most 2 copies of ``c`` are left and each 比 group takes at least one: at most two groups.
-    Emitted in sorted order (own pairs as OWN_WITH[c], groups as SHAPES_WITH[c], a set of groups
-    once, as its sorted tuple), so the answer needs no sort."""
+def _chi_search(c, v, total, blocks, first):
+    """:func:`_chi_choices` on the packed counts ``v`` (``first``: stop at the first choice, for
+    :meth:`GuilinState.has_chi`). A free count is at most 2, so after the own pair at most 2
+    copies of ``c`` are left and each 比 group takes at least one: at most two groups. Emitted in
+    sorted order (own pairs as OWN_WITH[c], groups as SHAPES_WITH[c], a set of groups once, as its
+    sorted tuple), so the answer needs no sort."""
     out = []
     subs = _SHAPE_SUB[c]
     shapes = SHAPES_WITH[c]
@@ -131,6 +141,8 @@ def _chi_search(c, v, total, blocks):
         if ((vo >> sh) & 7) == 4:  # no copy of c left: no 比 owed
             if total != 2:  # a card is left to discard
                 out.append((own, ()))
+                if first:
+                    return out
             continue
         found = False
         for i in range(n):
@@ -142,6 +154,8 @@ def _chi_search(c, v, total, blocks):
             if ((vi >> sh) & 7) == 4:  # every copy shown
                 if total != 5:
                     out.append((own, (shapes[i],)))
+                    if first:
+                        return out
                 continue
             paired = False
             for j in range(n):
@@ -151,10 +165,16 @@ def _chi_search(c, v, total, blocks):
                     paired = True
                     if j >= i and total != 8:
                         out.append((own, (shapes[i], shapes[j])))
+                        if first:
+                            return out
             if not paired and not blocks and total != 5:  # the last copy forms no shape
                 out.append((own, (shapes[i],)))
+                if first:
+                    return out
         if not found and not blocks and total != 2:  # no copy forms a shape: no 比 owed for them
             out.append((own, ()))
+            if first:
+                return out
     return out
 
 
@@ -443,38 +463,17 @@ class GuilinState(GameState):
     def chi_choices(self, seat: int, c: int) -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
         """Legal 吃 of ``c``: (own two cards, 比 groups), sorted. 下比 (001 §技巧攻略 下张): every
         copy of ``c`` left in hand that can still form a 吃 shape must be shown in a 比 group.
-        The answer depends only on the free counts of the kinds sharing a shape with ``c`` and on
-        how many free cards there are (≥ 12 all alike): memoised on those (:func:`_chi_choices`).
-        A seat without a free copy of ``c`` owes no 比: its answer is the own pairs it holds."""
-        h = self.hands[seat]
-        if not _free_of(h, c):
-            if _free_total(h) == 2:  # no card would be left to discard
-                return []
-            return [choice for choice, a, na, b in _NO_BI[c] if _free_of(h, a) >= na and _free_of(h, b)]
-        free = bytes(h).translate(_FREE)
-        key = (c, _NEAR_GET[c](free), min(_free_total(h), 12), self.bi_blocks)
-        got = _CHI_MEMO.get(key)
-        if got is None:
-            if len(_CHI_MEMO) > 200_000:
-                _CHI_MEMO.clear()
-            got = _CHI_MEMO[key] = _chi_choices(c, free, key[2], self.bi_blocks)
-        return got
+        Searched in C on the seat's packed free counts (:func:`_chi_search`; no memo: packing the
+        hand costs less than a memo key did). A seat without a free copy of ``c`` owes no 比: its
+        answer is the own pairs it holds (the search's first test)."""
+        v = _pack_free(self.hands[seat])
+        return _chi_search(c, v, _packed_total(v), self.bi_blocks, False)
 
     def has_chi(self, seat: int, c: int) -> bool:
         """Whether ``seat`` has a legal 吃 of ``c`` (``bool(chi_choices(seat, c))``, for the closing
-        options: an unused 吃 makes the card 臭). Every own pair that fits is legal when no 比 is owed,
-        and also when more than 8 free cards are held and a copy without a shape does not block (the
-        比 groups take at most two copies of ``c``: at most 2 + 6 cards, one is left to discard)."""
-        h = self.hands[seat]
-        total = _free_total(h)
-        if _free_of(h, c) and (self.bi_blocks or total <= 8):
-            return bool(self.chi_choices(seat, c))
-        if total == 2:  # no card would be left to discard
-            return False
-        for _, a, na, b in _NO_BI[c]:
-            if _free_of(h, a) >= na and _free_of(h, b):
-                return True
-        return False
+        options: an unused 吃 makes the card 臭): the same search, stopped at its first choice."""
+        v = _pack_free(self.hands[seat])
+        return bool(_chi_search(c, v, _packed_total(v), self.bi_blocks, True))
 
     # -- events ----------------------------------------------------------------------------
     def open_window(self, card: int, src: int, kind: str) -> None:
