@@ -188,6 +188,19 @@ _CODES: list[str] = list(ZIPAI.codes)  # kind -> code, read without an attribute
 _REACH, _stray_kinds = sc._REACH, sc.stray_kinds  # read at every claim window: no module attribute lookup
 
 
+@cython.cfunc
+@cython.locals(ix=dict, out=list)
+def _kinds(codes):
+    """``[ZIPAI.index(x) for x in codes]`` by one dict lookup a card (an unknown code still raises
+    through :meth:`Deck.index`)."""
+    ix = _IX
+    out = []
+    for x in codes:
+        k = ix.get(x)
+        out.append(k if k is not None else ZIPAI.index(x))
+    return out
+
+
 def _codes(kinds) -> list[str]:
     return [_CODES[k] for k in kinds]
 
@@ -551,32 +564,45 @@ class GuilinState(GameState):
         self.chou[s].add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
         self.open_window(c, s, "discard")
 
-    @cython.locals(o=Option, w=Window)
+    @cython.locals(o=Option, w=Window, seen=set)
     def window_closed(self, w: Window) -> None:
         if w.kind == "start":
             self.owe_discard(self.dealer, self.dealer)
             return
         for o in w.closing:  # implicit passes
             if o.act == "chi":
-                self.chou[o.seat].add(w.card)  # 能吃而未吃 → 臭牌
-            if o.act == "peng":
-                self.peng_passed[o.seat].add(w.card)
+                seen = self.chou[o.seat]  # typed: a C-level add (issue 18)
+                seen.add(w.card)  # 能吃而未吃 → 臭牌
+            elif o.act == "peng":
+                seen = self.peng_passed[o.seat]
+                seen.add(w.card)
         self.river[w.src].append(w.card)
         if w.kind == "flip":
             self.chou[w.src].add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
         self.to_draw(self.xia(w.src))
 
-    @cython.locals(o=Option, w=Window)
+    @cython.locals(o=Option, w=Window, passed=set, seen=set, chou=list, peng_passed=list, could_peng=cython.bint)
     def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
         s, c, act = ev.seat, w.card, ev.act
         self.skip_discard = None
-        for o in w.options:  # seats that passed explicitly before this claim
-            if o.seat in w.passed and o.act == "chi":
-                self.chou[o.seat].add(c)
-            if o.seat in w.passed and o.act == "peng":
-                self.peng_passed[o.seat].add(c)
-        if act != "peng" and any(o.seat == s and o.act == "peng" for o in w.options):
-            self.peng_passed[s].add(c)  # 可碰的牌没有碰 (it took another option): a later draw is 过扫 (001 §过扫)
+        passed, chou, peng_passed = w.passed, self.chou, self.peng_passed
+        could_peng = False
+        owed = None  # the seat's own forced 胡 (放炮必胡), read below
+        for o in w.options:  # one pass over the options (issue 18: no generator a claim)
+            if o.seat in passed:  # seats that passed explicitly before this claim
+                if o.act == "chi":
+                    seen = chou[o.seat]  # typed: a C-level add
+                    seen.add(c)
+                elif o.act == "peng":
+                    seen = peng_passed[o.seat]
+                    seen.add(c)
+            if o.seat == s:
+                if o.act == "peng":
+                    could_peng = True
+                elif owed is None and o.act == "hu" and o.forced:
+                    owed = o
+        if act != "peng" and could_peng:
+            peng_passed[s].add(c)  # 可碰的牌没有碰 (it took another option): a later draw is 过扫 (001 §过扫)
         h = self.hands[s]
         if w.kind == "start":
             self.end_win(s, None, None, None)
@@ -603,12 +629,12 @@ class GuilinState(GameState):
             self.melds[s].append(("peng", (c,) * 3))
             self.alike[s][c] = "peng"
         elif act == "chi":
-            own = [ZIPAI.index(x) for x in ev.cards or []]
+            own = _kinds(ev.cards or [])
             for k in own:
                 h[k] -= 1
             self.melds[s].append(("chi", tuple(sorted([c, *own]))))
             for g in ev.bi or []:
-                kinds = [ZIPAI.index(x) for x in g]
+                kinds = _kinds(g)
                 for k in kinds:
                     h[k] -= 1
                 self.melds[s].append(("bi", tuple(sorted(kinds))))
@@ -617,7 +643,6 @@ class GuilinState(GameState):
         # after a forced act the seat may 胡 on the card it took (spec §4); 点炮不准胡 still holds
         may_hu = forced and (win_from != "discard" or self.dian_pao_ok) and self.can_win(s, None, None)
         self.after_forced = (s, c, win_from, w.src) if may_hu else None
-        owed = next((o for o in w.options if o.seat == s and o.act == "hu" and o.forced), None)
         if owed is not None:  # 放炮必胡 (004 §3.打牌 6): the forced act may come first, the 胡 stays owed
             if not may_hu:
                 raise self.fail("missing_forced_action", owed.rule, f"seat {s} had to 胡 {self.label(c)} (放炮必胡): "
@@ -750,18 +775,22 @@ class GuilinState(GameState):
             if o is not None:
                 raise self.fail("missing_forced_action", o.rule, f"seat {ev.seat} had to `{o.act}` {self.label(w.card)}: "
                                 f"its forced act cannot be left out for a `{ev.act}` of its own")
-        super().on_window_event(ev)
+        GameState.on_window_event(self, ev)  # super(), without making a super object an event
 
-    @cython.locals(o=Option)
+    @cython.locals(o=Option, w=Window)
     def forced_left_out(self, seat: int, act: str, w: Window) -> Option | None:
         """The seat's own forced option that taking ``act`` in ``w`` would leave out, or None: a
         forced act (开舵, 扫…) may be replaced only by itself or by 胡 (001 §开舵: 自己胡牌的话可以不开舵)."""
         if act == "hu" or w.kind == "start":
             return None
-        own = [o for o in w.of(seat) if o.forced]
-        if own and not any(o.act == act for o in own):
-            return own[0]
-        return None
+        first = None
+        for o in w.of(seat):
+            if o.forced:
+                if o.act == act:
+                    return None
+                if first is None:
+                    first = o
+        return first
 
     def own_claim_allowed(self, opt: Option, w: Window) -> bool:
         """:meth:`GameState.own_claim_allowed`: not a claim that leaves out the seat's forced act."""
@@ -878,7 +907,7 @@ class GuilinState(GameState):
             finally:
                 self.step += 1
             return
-        super().apply(ev)
+        GameState.apply(self, ev)  # super(), without making a super object an event
 
     def pending_declarations(self) -> list[Event]:
         if not (self.declare and self.phase is Phase.START):
