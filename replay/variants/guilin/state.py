@@ -8,7 +8,6 @@ for 吃 the drawer before its 下家. Option keys below encode exactly that orde
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Any
 
@@ -178,10 +177,29 @@ def _chi_search(c, v, total, blocks, first):
     return out
 
 
-@lru_cache(maxsize=64)
-def _claim_order(n: int, src: int, flip: bool) -> tuple[int, ...]:
-    """Seats in claim order from ``src`` (the drawer first on a flip; after the discarder otherwise)."""
-    return tuple((src + i) % n for i in range(0 if flip else 1, n))
+@cython.cfunc
+@cython.locals(n=cython.Py_ssize_t, src=cython.Py_ssize_t, flip=cython.bint, i=cython.Py_ssize_t, out=list)
+def _claim_order(n, src, flip):
+    """Seats in claim order from ``src`` (the drawer first on a flip; after the discarder otherwise).
+    A typed loop (issue 18: an ``lru_cache`` call hashed its key tuple at every window); seats are
+    small non-negative ints, ``%`` keeps Python's sign rule compiled too."""
+    out = []
+    for i in range(0 if flip else 1, n):
+        out.append((src + i) % n)
+    return out
+
+
+@cython.cfunc
+@cython.locals(h=list, x=cython.longlong, k=cython.Py_ssize_t, t=cython.Py_ssize_t)
+@cython.returns(cython.Py_ssize_t)
+@cython.exceptval(check=True)
+def _n_alike(h, x):
+    """``h.count(x)`` of count vector ``h`` by a typed loop (no method call; counts are 0..4)."""
+    t = 0
+    for k in range(len(h)):
+        if h[k] == x:
+            t += 1
+    return t
 
 
 _CODES: list[str] = list(ZIPAI.codes)  # kind -> code, read without an attribute lookup a card
@@ -263,7 +281,7 @@ class GuilinState(GameState):
         # 如果是起手就有两个4张同牌的情况，照常打牌，在听牌的时候不打 (001 §技巧攻略): seats dealt two or more
         # fours that keep them in hand may leave out one discard, once, when 听 (docs/rules/guilin.md §重舵).
         in_hand = ruleset["dealt_four"] == "in_hand"
-        self.ting_skip = [in_hand and h.count(4) >= 2 for h in self.hands]
+        self.ting_skip = [in_hand and _n_alike(h, 4) >= 2 for h in self.hands]
         # dealt_four = lay_down_pairs (004 §3.打牌 4): seats with two or more dealt fours lay them
         # face down before the first discard, then draw one replacement into the hand.
         self.declare: list[tuple[int, list[int]]] = []
@@ -373,7 +391,7 @@ class GuilinState(GameState):
         坎. A four counts as a 坎 too under ``sanlong_wukan_long_as_kan`` (decision 2)."""
         h = self.hands[seat]
         laid = [cards[0] for k, cards in self.melds[seat] if k == "sao_chuan"]
-        n_long, n_kan = h.count(4) + len(laid), h.count(3)
+        n_long, n_kan = _n_alike(h, 4) + len(laid), _n_alike(h, 3)
         if n_long < 3 and n_kan + n_long < 5:  # cannot be one (the option below only lowers n_kan)
             return ()
         longs = [k for k in range(20) if h[k] == 4]
