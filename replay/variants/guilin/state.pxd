@@ -13,3 +13,8 @@ cdef class GuilinState(GameState):
     cpdef list window_options(self, card, src, kind, full=*)
     cpdef list chi_choices(self, seat, c)
     cpdef bint has_chi(self, seat, c)
+    cpdef on_window_event(self, ev)
+    cpdef on_draw(self, ev)
+    cpdef on_discard_phase(self, ev)
+    cpdef apply_claim(self, Option opt, ev, Window w)
+    cpdef window_closed(self, Window w)
