@@ -190,14 +190,15 @@ def _claim_order(n, src, flip):
 
 
 @cython.cfunc
-@cython.locals(h=list, x=cython.longlong, k=cython.Py_ssize_t, t=cython.Py_ssize_t)
+@cython.locals(h=list, x=cython.longlong, k=cython.Py_ssize_t, t=cython.Py_ssize_t, v=cython.longlong)
 @cython.returns(cython.Py_ssize_t)
 @cython.exceptval(check=True)
 def _n_alike(h, x):
     """``h.count(x)`` of count vector ``h`` by a typed loop (no method call; counts are 0..4)."""
     t = 0
     for k in range(len(h)):
-        if h[k] == x:
+        v = h[k]  # a C value: compared without making an int object
+        if v == x:
             t += 1
     return t
 
@@ -326,7 +327,11 @@ class GuilinState(GameState):
 
     def fours(self, seat: int) -> int:
         """4-card sets the seat has: 扫穿/开舵 melds and dealt fours in hand (for 重舵 and pairs)."""
-        return sum(k in FOUR for k, _ in self.melds[seat]) + sum(c == 4 for c in self.hands[seat])
+        t = _n_alike(self.hands[seat], 4)
+        for k, _ in self.melds[seat]:  # a loop, not generators (issue 18)
+            if k in FOUR:
+                t += 1
+        return t
 
     def meld_of(self, seat: int, card: int, kinds: tuple[str, ...]) -> int | None:
         for i, (k, cards) in enumerate(self.melds[seat]):
