@@ -20,7 +20,9 @@ cdef class GameState:
     cdef public object phase, turn, window, step, outcome
     # the phase machine's steps, called by apply at every event: C calls, not Python method lookups
     # (a variant overrides them as cpdef too, or as plain Python methods)
+    cpdef check_fields(self, ev)
     cpdef _targets_window(self, ev)
+    cpdef _matching_option(self, ev, list opts)
     cpdef on_window_event(self, ev)
     cpdef close_window(self)
     cpdef on_draw(self, ev)

@@ -379,7 +379,7 @@ class GameState:
                or (ev.act != "pass" and f in ZIPAI_ONLY and (not zipai or ev.act != ZIPAI_ONLY[f]))]
         if bad:
             raise self.fail("schema", "paipu.event", f"`{ev.act}` does not take "
-                            + ", ".join(f"`{f}`" for f in bad) + " (spec §4: " + "; ".join(_WHY[f] for f in bad) + ")")
+                            + ", ".join([f"`{f}`" for f in bad]) + " (spec §4: " + "; ".join([_WHY[f] for f in bad]) + ")")
 
     @cython.locals(w=Window)
     def _targets_window(self, ev: Event) -> bool:

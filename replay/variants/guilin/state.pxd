@@ -18,3 +18,5 @@ cdef class GuilinState(GameState):
     cpdef on_discard_phase(self, ev)
     cpdef apply_claim(self, Option opt, ev, Window w)
     cpdef window_closed(self, Window w)
+    cpdef forced_left_out(self, seat, act, Window w)
+    cpdef owe_discard(self, s, src)

@@ -544,6 +544,7 @@ class GuilinState(GameState):
         self.skipped = self.forced_card = None
         self.open_window(c, ev.seat, "flip")
 
+    @cython.locals(seen=set)
     def on_discard_phase(self, ev: Event) -> None:
         s = self.turn
         if self.must_hu and not (ev.act == "hu" and ev.seat == s):
@@ -584,7 +585,8 @@ class GuilinState(GameState):
         self.after_forced = self.forced_card = None
         self.may_skip = False
         self.discards += 1
-        self.chou[s].add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
+        seen = self.chou[s]  # typed: a C-level add
+        seen.add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
         self.open_window(c, s, "discard")
 
     @cython.locals(o=Option, w=Window, seen=set)
