@@ -69,8 +69,6 @@ _GUARD = sum(4 << (3 * k) for k in range(20))
 below 0) once its bit 4 is gone (a step takes at most 2 of a kind, so no borrow crosses kinds)."""
 _SHAPE_SUB = [[(1 << 3 * x) + (1 << 3 * y) + (1 << 3 * z) for x, y, z in SHAPES_WITH[c]] for c in range(20)]
 """Per card, what each shape of SHAPES_WITH[c] takes from the packed counts, in that order."""
-_OWN_SUB = {c: [(1 << 3 * a) + (1 << 3 * b) for a, b in OWN_WITH[c]] for c in range(20)}
-"""Per card, what each own pair of OWN_WITH[c] takes from the packed counts, in that order."""
 
 
 @cython.cfunc
@@ -116,9 +114,9 @@ def _chi_choices(c: int, free: bytes, total: int, blocks: bool) -> list[tuple[tu
 
 @cython.cfunc
 @cython.locals(c=cython.int, v=cython.ulonglong, total=cython.longlong, blocks=cython.bint, first=cython.bint, out=list, subs=list,
-               shapes=tuple, own=tuple, owns=tuple, osubs=list, n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t,
-               p=cython.Py_ssize_t, sh=cython.int, vo=cython.ulonglong, vi=cython.ulonglong, vj=cython.ulonglong,
-               guard=cython.ulonglong, found=cython.bint, paired=cython.bint, t=cython.ulonglong)
+               shapes=tuple, own=tuple, n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, sh=cython.int,
+               a=cython.int, b=cython.int, vo=cython.ulonglong, vi=cython.ulonglong, vj=cython.ulonglong,
+               guard=cython.ulonglong, found=cython.bint, paired=cython.bint, one=cython.ulonglong, t=cython.ulonglong)
 @cython.returns(list)
 def _chi_search(c, v, total, blocks, first):
     """:func:`_chi_choices` on the packed counts ``v`` (``first``: stop at the first choice, for
@@ -132,14 +130,13 @@ def _chi_search(c, v, total, blocks, first):
     n = len(shapes)
     sh = 3 * c
     guard = _GUARD
-    owns = OWN_WITH[c]
-    osubs = _OWN_SUB[c]
-    for p in range(len(owns)):
-        t = osubs[p]
-        vo = v - t
+    one = 1
+    for own in OWN_WITH[c]:
+        a = own[0]
+        b = own[1]
+        vo = v - (one << (3 * a)) - (one << (3 * b))
         if (vo & guard) != guard:
             continue  # the own pair is not held
-        own = owns[p]
         if ((vo >> sh) & 7) == 4:  # no copy of c left: no 比 owed
             if total != 2:  # a card is left to discard
                 out.append((own, ()))
