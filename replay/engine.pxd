@@ -20,6 +20,8 @@ cdef class GameState:
     cdef public object phase, turn, window, step, outcome
     # the phase machine's steps, called by apply at every event: C calls, not Python method lookups
     # (a variant overrides them as cpdef too, or as plain Python methods)
+    cpdef xia(self, seat)
+    cpdef to_draw(self, seat)
     cpdef check_fields(self, ev)
     cpdef _targets_window(self, ev)
     cpdef _matching_option(self, ev, list opts)

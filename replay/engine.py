@@ -506,10 +506,10 @@ class GameState:
 
     def to_draw(self, seat: int) -> None:
         """``seat`` draws next, or 荒庄 when the wall is empty."""
-        if self.wall_left == 0:
+        if self.back == self.front:  # wall_left == 0, without the property call
             self.end_draw()
         else:
-            self.phase, self.turn = Phase.DRAW, seat
+            self.phase, self.turn = _DRAW, seat
 
     # -- extension points --------------------------------------------------------------------
     def on_draw(self, ev: Event) -> None:  # pragma: no cover - variant

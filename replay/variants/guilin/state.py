@@ -603,7 +603,8 @@ class GuilinState(GameState):
                 seen.add(w.card)
         self.river[w.src].append(w.card)
         if w.kind == "flip":
-            self.chou[w.src].add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
+            seen = self.chou[w.src]
+            seen.add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
         self.to_draw(self.xia(w.src))
 
     @cython.locals(o=Option, w=Window, passed=set, seen=set, chou=list, peng_passed=list, could_peng=cython.bint)
