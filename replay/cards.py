@@ -131,12 +131,19 @@ class Deck:
             raise ValueError(f"more copies than the deck holds: {', '.join(over)}")
         return total
 
+    @cython.locals(out=list, codes=tuple, cs=list, i=cython.Py_ssize_t, m=cython.Py_ssize_t, n=cython.Py_ssize_t,
+                   j=cython.Py_ssize_t)
     def expand(self, counts: Iterable[int]) -> list[str]:
-        """Codes of a count vector, in deck order."""
-        out: list[str] = []
-        for code, n in zip(self.codes, counts):
-            if n > 0:  # a kind not held (most) costs one test
-                out += [code] * n
+        """Codes of a count vector, in deck order (typed loops over the counts, issue 18: a count
+        is a card's copies, far inside a C index)."""
+        codes = self.codes
+        cs = counts if type(counts) is list else list(counts)
+        out = []
+        m = min(len(codes), len(cs))  # zip's length
+        for i in range(m):
+            n = cs[i]
+            for j in range(n):  # none for a kind not held (most)
+                out.append(codes[i])
         return out
 
     def label(self, i: int) -> str:

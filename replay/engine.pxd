@@ -18,3 +18,16 @@ cdef class GameState:
     cdef dict __dict__
     cdef public object record, rules, n, dealer, stake, hands, wall, front, back, melds, river
     cdef public object phase, turn, window, step, outcome
+    # the phase machine's steps, called by apply at every event: C calls, not Python method lookups
+    # (a variant overrides them as cpdef too, or as plain Python methods)
+    cpdef xia(self, seat)
+    cpdef to_draw(self, seat)
+    cpdef check_fields(self, ev)
+    cpdef _targets_window(self, ev)
+    cpdef _matching_option(self, ev, list opts)
+    cpdef on_window_event(self, ev)
+    cpdef close_window(self)
+    cpdef on_draw(self, ev)
+    cpdef on_discard_phase(self, ev)
+    cpdef apply_claim(self, Option opt, ev, Window w)
+    cpdef window_closed(self, Window w)

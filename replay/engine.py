@@ -379,16 +379,17 @@ class GameState:
                or (ev.act != "pass" and f in ZIPAI_ONLY and (not zipai or ev.act != ZIPAI_ONLY[f]))]
         if bad:
             raise self.fail("schema", "paipu.event", f"`{ev.act}` does not take "
-                            + ", ".join(f"`{f}`" for f in bad) + " (spec §4: " + "; ".join(_WHY[f] for f in bad) + ")")
+                            + ", ".join([f"`{f}`" for f in bad]) + " (spec §4: " + "; ".join([_WHY[f] for f in bad]) + ")")
 
     @cython.locals(w=Window)
     def _targets_window(self, ev: Event) -> bool:
         """Whether ``ev`` is meant for the open window (a pass, or a claim on its card by a seat)."""
         w = self.window
         assert w is not None
-        if ev.act == "pass":
+        act = ev.act
+        if act == "pass":
             return True
-        if ev.act in ("draw", "discard"):
+        if act in ("draw", "discard"):
             return False
         return ev.card is None or self.deck.index(ev.card) == w.card or bool(w.of(ev.seat))
 
@@ -417,7 +418,8 @@ class GameState:
                 return
             w.passed.add(ev.seat)
             return
-        opts = [o for o in mine if o.act == ev.act]
+        act = ev.act
+        opts = [o for o in mine if o.act == act]
         if not opts:
             self.explain_missing_option(ev, w, mine)
             raise self.fail("out_of_turn" if not mine else "illegal_action", "paipu.turn",
@@ -445,14 +447,18 @@ class GameState:
     @cython.locals(o=Option)
     def _matching_option(self, ev: Event, opts: list[Option]) -> Option | None:
         """The first option with an event whose :func:`event_key` is ``ev``'s, or None. An event
-        with the very same fields has the same key, so the keys are built only past such a check
-        (a logged event usually repeats the engine's own spelling)."""
+        with the very same fields has the same key, so an option's events are first checked for
+        that (a logged event usually repeats the engine's own spelling), and their keys built only
+        when none is; ``ev``'s fields are read once."""
+        card, cards, bi, tail, seat, act = ev.card, ev.cards, ev.bi, ev.tail, ev.seat, ev.act
         key = None
         for o in opts:
-            for e in o.events:
-                if (e.card == ev.card and e.cards == ev.cards and e.bi == ev.bi and e.tail == ev.tail
-                        and e.seat == ev.seat and e.act == ev.act):
+            evs = o.events
+            for e in evs:
+                if (e.card == card and e.cards == cards and e.bi == bi and e.tail == tail
+                        and e.seat == seat and e.act == act):
                     return o
+            for e in evs:
                 if key is None:
                     key = event_key(ev, self.deck)
                 if event_key(e, self.deck) == key:
@@ -500,10 +506,10 @@ class GameState:
 
     def to_draw(self, seat: int) -> None:
         """``seat`` draws next, or 荒庄 when the wall is empty."""
-        if self.wall_left == 0:
+        if self.back == self.front:  # wall_left == 0, without the property call
             self.end_draw()
         else:
-            self.phase, self.turn = Phase.DRAW, seat
+            self.phase, self.turn = _DRAW, seat
 
     # -- extension points --------------------------------------------------------------------
     def on_draw(self, ev: Event) -> None:  # pragma: no cover - variant

@@ -126,6 +126,7 @@ def _canon(deck: Any, c: Any) -> Any:
         return c
 
 
+_UNSET, _to_builtins = msgspec.UNSET, msgspec.to_builtins  # read per result field: no module attribute lookup
 _CARD_KEYS = frozenset({"win_card", "xing", "jing"})
 """The result fields :func:`_canonical_claim` respells (the others it returns unchanged)."""
 
@@ -138,11 +139,11 @@ def _compare_result(claimed: Any, computed: dict[str, Any], step: int | None, de
     errs = []
     for name in claimed.__struct_fields__:
         val = getattr(claimed, name)
-        if val is msgspec.UNSET:
+        if val is _UNSET:
             continue
         key = "from" if name == "from_" else name
         mine = computed.get(key)  # a field the variant never computes (no 醒 in 花牌, …) is null there
-        shown = msgspec.to_builtins(val)
+        shown = _to_builtins(val)
         theirs = _canonical_claim(key, shown, deck) if deck is not None and key in _CARD_KEYS else shown
         if key == "hand_types":
             same = set(theirs or []) == set(mine or [])

@@ -8,9 +8,7 @@ for 吃 the drawer before its 下家. Option keys below encode exactly that orde
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
 from itertools import combinations_with_replacement
-from operator import itemgetter
 from typing import Any
 
 try:
@@ -53,18 +51,6 @@ _FREE = bytes([0, 1, 2] + [0] * 253)
 
 
 @cython.cfunc
-@cython.inline
-@cython.locals(h=list, k=cython.Py_ssize_t, v=cython.longlong)
-@cython.returns(cython.longlong)
-@cython.exceptval(check=True)
-def _free_of(h, k):
-    """The free copies of kind ``k`` in count vector ``h``: a dealt 坎/four (3 or 4 alike) is
-    locked (001 §技巧攻略), read as 0 — ``free()``'s entry, without building the list (issue 18)."""
-    v = h[k]
-    return v if v < 3 else 0
-
-
-@cython.cfunc
 @cython.locals(h=list, k=cython.Py_ssize_t, v=cython.longlong, t=cython.longlong)
 @cython.returns(cython.longlong)
 @cython.exceptval(check=True)
@@ -76,11 +62,6 @@ def _free_total(h):
         if v < 3:
             t += v
     return t
-_NEAR_GET = {c: itemgetter(*sorted({k for sh in SHAPES_WITH[c] for k in sh})) for c in range(20)}
-"""Per card, the free counts that decide its 吃 (the kinds sharing a shape with it): the memo key."""
-_CHI_MEMO: dict[tuple, list] = {}
-_NO_BI = {c: tuple(((own, ()), own[0], 2 if own[0] == own[1] else 1, own[1]) for own in OWN_WITH[c]) for c in range(20)}
-"""Per card, the 吃 choices without 比 and what each needs: (choice, a, free copies of a, b)."""
 
 
 _GUARD = sum(4 << (3 * k) for k in range(20))
@@ -88,6 +69,33 @@ _GUARD = sum(4 << (3 * k) for k in range(20))
 below 0) once its bit 4 is gone (a step takes at most 2 of a kind, so no borrow crosses kinds)."""
 _SHAPE_SUB = [[(1 << 3 * x) + (1 << 3 * y) + (1 << 3 * z) for x, y, z in SHAPES_WITH[c]] for c in range(20)]
 """Per card, what each shape of SHAPES_WITH[c] takes from the packed counts, in that order."""
+
+
+@cython.cfunc
+@cython.locals(h=list, k=cython.Py_ssize_t, x=cython.longlong, v=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+@cython.exceptval(check=True)
+def _pack_free(h):
+    """The free counts of count vector ``h`` packed as :func:`_chi_choices` packs them (a dealt
+    坎/four read as 0), in one typed loop over the hand: no ``bytes`` of it (issue 18). A count is
+    0..4 (the deck's copies); at most 2 is packed, so no field overflows its 3 bits."""
+    v = _GUARD
+    for k in range(len(h)):
+        x = h[k]
+        if 0 < x < 3:
+            v += x << (3 * k)
+    return v
+
+
+@cython.cfunc
+@cython.locals(v=cython.ulonglong, k=cython.int, t=cython.longlong)
+@cython.returns(cython.longlong)
+def _packed_total(v):
+    """``sum(free)`` of packed free counts ``v`` (20 kinds)."""
+    t = 0
+    for k in range(20):
+        t += ((v >> (3 * k)) & 7) - 4
+    return t
 
 
 @cython.locals(free=bytes, c=cython.int, total=cython.longlong, blocks=cython.bint, k=cython.Py_ssize_t, v=cython.ulonglong,
@@ -101,20 +109,21 @@ def _chi_choices(c: int, free: bytes, total: int, blocks: bool) -> list[tuple[tu
     for k in range(len(free)):
         x = free[k]
         v += x << (3 * k)
-    return _chi_search(c, v, total, blocks)
+    return _chi_search(c, v, total, blocks, False)
 
 
 @cython.cfunc
-@cython.locals(c=cython.int, v=cython.ulonglong, total=cython.longlong, blocks=cython.bint, out=list, subs=list,
+@cython.locals(c=cython.int, v=cython.ulonglong, total=cython.longlong, blocks=cython.bint, first=cython.bint, out=list, subs=list,
                shapes=tuple, own=tuple, n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, sh=cython.int,
                a=cython.int, b=cython.int, vo=cython.ulonglong, vi=cython.ulonglong, vj=cython.ulonglong,
                guard=cython.ulonglong, found=cython.bint, paired=cython.bint, one=cython.ulonglong, t=cython.ulonglong)
 @cython.returns(list)
-def _chi_search(c, v, total, blocks):
-    """:func:`_chi_choices` on the packed counts ``v``. A free count is at most 2, so after the own
-    pair at most 2 copies of ``c`` are left and each 比 group takes at least one: at most two groups.
-    Emitted in sorted order (own pairs as OWN_WITH[c], groups as SHAPES_WITH[c], a set of groups
-    once, as its sorted tuple), so the answer needs no sort."""
+def _chi_search(c, v, total, blocks, first):
+    """:func:`_chi_choices` on the packed counts ``v`` (``first``: stop at the first choice, for
+    :meth:`GuilinState.has_chi`). A free count is at most 2, so after the own pair at most 2
+    copies of ``c`` are left and each 比 group takes at least one: at most two groups. Emitted in
+    sorted order (own pairs as OWN_WITH[c], groups as SHAPES_WITH[c], a set of groups once, as its
+    sorted tuple), so the answer needs no sort."""
     out = []
     subs = _SHAPE_SUB[c]
     shapes = SHAPES_WITH[c]
@@ -131,6 +140,8 @@ def _chi_search(c, v, total, blocks):
         if ((vo >> sh) & 7) == 4:  # no copy of c left: no 比 owed
             if total != 2:  # a card is left to discard
                 out.append((own, ()))
+                if first:
+                    return out
             continue
         found = False
         for i in range(n):
@@ -142,6 +153,8 @@ def _chi_search(c, v, total, blocks):
             if ((vi >> sh) & 7) == 4:  # every copy shown
                 if total != 5:
                     out.append((own, (shapes[i],)))
+                    if first:
+                        return out
                 continue
             paired = False
             for j in range(n):
@@ -151,21 +164,60 @@ def _chi_search(c, v, total, blocks):
                     paired = True
                     if j >= i and total != 8:
                         out.append((own, (shapes[i], shapes[j])))
+                        if first:
+                            return out
             if not paired and not blocks and total != 5:  # the last copy forms no shape
                 out.append((own, (shapes[i],)))
+                if first:
+                    return out
         if not found and not blocks and total != 2:  # no copy forms a shape: no 比 owed for them
             out.append((own, ()))
+            if first:
+                return out
     return out
 
 
-@lru_cache(maxsize=64)
-def _claim_order(n: int, src: int, flip: bool) -> tuple[int, ...]:
-    """Seats in claim order from ``src`` (the drawer first on a flip; after the discarder otherwise)."""
-    return tuple((src + i) % n for i in range(0 if flip else 1, n))
+@cython.cfunc
+@cython.locals(n=cython.Py_ssize_t, src=cython.Py_ssize_t, flip=cython.bint, i=cython.Py_ssize_t, out=list)
+def _claim_order(n, src, flip):
+    """Seats in claim order from ``src`` (the drawer first on a flip; after the discarder otherwise).
+    A typed loop (issue 18: an ``lru_cache`` call hashed its key tuple at every window); seats are
+    small non-negative ints, ``%`` keeps Python's sign rule compiled too."""
+    out = []
+    for i in range(0 if flip else 1, n):
+        out.append((src + i) % n)
+    return out
+
+
+@cython.cfunc
+@cython.locals(h=list, x=cython.longlong, k=cython.Py_ssize_t, t=cython.Py_ssize_t, v=cython.longlong)
+@cython.returns(cython.Py_ssize_t)
+@cython.exceptval(check=True)
+def _n_alike(h, x):
+    """``h.count(x)`` of count vector ``h`` by a typed loop (no method call; counts are 0..4)."""
+    t = 0
+    for k in range(len(h)):
+        v = h[k]  # a C value: compared without making an int object
+        if v == x:
+            t += 1
+    return t
 
 
 _CODES: list[str] = list(ZIPAI.codes)  # kind -> code, read without an attribute lookup a card
 _REACH, _stray_kinds = sc._REACH, sc.stray_kinds  # read at every claim window: no module attribute lookup
+
+
+@cython.cfunc
+@cython.locals(ix=dict, out=list)
+def _kinds(codes):
+    """``[ZIPAI.index(x) for x in codes]`` by one dict lookup a card (an unknown code still raises
+    through :meth:`Deck.index`)."""
+    ix = _IX
+    out = []
+    for x in codes:
+        k = ix.get(x)
+        out.append(k if k is not None else ZIPAI.index(x))
+    return out
 
 
 def _codes(kinds) -> list[str]:
@@ -230,7 +282,7 @@ class GuilinState(GameState):
         # 如果是起手就有两个4张同牌的情况，照常打牌，在听牌的时候不打 (001 §技巧攻略): seats dealt two or more
         # fours that keep them in hand may leave out one discard, once, when 听 (docs/rules/guilin.md §重舵).
         in_hand = ruleset["dealt_four"] == "in_hand"
-        self.ting_skip = [in_hand and h.count(4) >= 2 for h in self.hands]
+        self.ting_skip = [in_hand and _n_alike(h, 4) >= 2 for h in self.hands]
         # dealt_four = lay_down_pairs (004 §3.打牌 4): seats with two or more dealt fours lay them
         # face down before the first discard, then draw one replacement into the hand.
         self.declare: list[tuple[int, list[int]]] = []
@@ -275,7 +327,11 @@ class GuilinState(GameState):
 
     def fours(self, seat: int) -> int:
         """4-card sets the seat has: 扫穿/开舵 melds and dealt fours in hand (for 重舵 and pairs)."""
-        return sum(k in FOUR for k, _ in self.melds[seat]) + sum(c == 4 for c in self.hands[seat])
+        t = _n_alike(self.hands[seat], 4)
+        for k, _ in self.melds[seat]:  # a loop, not generators (issue 18)
+            if k in FOUR:
+                t += 1
+        return t
 
     def meld_of(self, seat: int, card: int, kinds: tuple[str, ...]) -> int | None:
         for i, (k, cards) in enumerate(self.melds[seat]):
@@ -340,7 +396,7 @@ class GuilinState(GameState):
         坎. A four counts as a 坎 too under ``sanlong_wukan_long_as_kan`` (decision 2)."""
         h = self.hands[seat]
         laid = [cards[0] for k, cards in self.melds[seat] if k == "sao_chuan"]
-        n_long, n_kan = h.count(4) + len(laid), h.count(3)
+        n_long, n_kan = _n_alike(h, 4) + len(laid), _n_alike(h, 3)
         if n_long < 3 and n_kan + n_long < 5:  # cannot be one (the option below only lowers n_kan)
             return ()
         longs = [k for k in range(20) if h[k] == 4]
@@ -443,38 +499,17 @@ class GuilinState(GameState):
     def chi_choices(self, seat: int, c: int) -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
         """Legal 吃 of ``c``: (own two cards, 比 groups), sorted. 下比 (001 §技巧攻略 下张): every
         copy of ``c`` left in hand that can still form a 吃 shape must be shown in a 比 group.
-        The answer depends only on the free counts of the kinds sharing a shape with ``c`` and on
-        how many free cards there are (≥ 12 all alike): memoised on those (:func:`_chi_choices`).
-        A seat without a free copy of ``c`` owes no 比: its answer is the own pairs it holds."""
-        h = self.hands[seat]
-        if not _free_of(h, c):
-            if _free_total(h) == 2:  # no card would be left to discard
-                return []
-            return [choice for choice, a, na, b in _NO_BI[c] if _free_of(h, a) >= na and _free_of(h, b)]
-        free = bytes(h).translate(_FREE)
-        key = (c, _NEAR_GET[c](free), min(_free_total(h), 12), self.bi_blocks)
-        got = _CHI_MEMO.get(key)
-        if got is None:
-            if len(_CHI_MEMO) > 200_000:
-                _CHI_MEMO.clear()
-            got = _CHI_MEMO[key] = _chi_choices(c, free, key[2], self.bi_blocks)
-        return got
+        Searched in C on the seat's packed free counts (:func:`_chi_search`; no memo: packing the
+        hand costs less than a memo key did). A seat without a free copy of ``c`` owes no 比: its
+        answer is the own pairs it holds (the search's first test)."""
+        v = _pack_free(self.hands[seat])
+        return _chi_search(c, v, _packed_total(v), self.bi_blocks, False)
 
     def has_chi(self, seat: int, c: int) -> bool:
         """Whether ``seat`` has a legal 吃 of ``c`` (``bool(chi_choices(seat, c))``, for the closing
-        options: an unused 吃 makes the card 臭). Every own pair that fits is legal when no 比 is owed,
-        and also when more than 8 free cards are held and a copy without a shape does not block (the
-        比 groups take at most two copies of ``c``: at most 2 + 6 cards, one is left to discard)."""
-        h = self.hands[seat]
-        total = _free_total(h)
-        if _free_of(h, c) and (self.bi_blocks or total <= 8):
-            return bool(self.chi_choices(seat, c))
-        if total == 2:  # no card would be left to discard
-            return False
-        for _, a, na, b in _NO_BI[c]:
-            if _free_of(h, a) >= na and _free_of(h, b):
-                return True
-        return False
+        options: an unused 吃 makes the card 臭): the same search, stopped at its first choice."""
+        v = _pack_free(self.hands[seat])
+        return bool(_chi_search(c, v, _packed_total(v), self.bi_blocks, True))
 
     # -- events ----------------------------------------------------------------------------
     def open_window(self, card: int, src: int, kind: str) -> None:
@@ -509,6 +544,7 @@ class GuilinState(GameState):
         self.skipped = self.forced_card = None
         self.open_window(c, ev.seat, "flip")
 
+    @cython.locals(seen=set)
     def on_discard_phase(self, ev: Event) -> None:
         s = self.turn
         if self.must_hu and not (ev.act == "hu" and ev.seat == s):
@@ -549,35 +585,50 @@ class GuilinState(GameState):
         self.after_forced = self.forced_card = None
         self.may_skip = False
         self.discards += 1
-        self.chou[s].add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
+        seen = self.chou[s]  # typed: a C-level add
+        seen.add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
         self.open_window(c, s, "discard")
 
-    @cython.locals(o=Option, w=Window)
+    @cython.locals(o=Option, w=Window, seen=set)
     def window_closed(self, w: Window) -> None:
         if w.kind == "start":
             self.owe_discard(self.dealer, self.dealer)
             return
         for o in w.closing:  # implicit passes
             if o.act == "chi":
-                self.chou[o.seat].add(w.card)  # 能吃而未吃 → 臭牌
-            if o.act == "peng":
-                self.peng_passed[o.seat].add(w.card)
+                seen = self.chou[o.seat]  # typed: a C-level add (issue 18)
+                seen.add(w.card)  # 能吃而未吃 → 臭牌
+            elif o.act == "peng":
+                seen = self.peng_passed[o.seat]
+                seen.add(w.card)
         self.river[w.src].append(w.card)
         if w.kind == "flip":
-            self.chou[w.src].add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
+            seen = self.chou[w.src]
+            seen.add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
         self.to_draw(self.xia(w.src))
 
-    @cython.locals(o=Option, w=Window)
+    @cython.locals(o=Option, w=Window, passed=set, seen=set, chou=list, peng_passed=list, could_peng=cython.bint)
     def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
         s, c, act = ev.seat, w.card, ev.act
         self.skip_discard = None
-        for o in w.options:  # seats that passed explicitly before this claim
-            if o.seat in w.passed and o.act == "chi":
-                self.chou[o.seat].add(c)
-            if o.seat in w.passed and o.act == "peng":
-                self.peng_passed[o.seat].add(c)
-        if act != "peng" and any(o.seat == s and o.act == "peng" for o in w.options):
-            self.peng_passed[s].add(c)  # 可碰的牌没有碰 (it took another option): a later draw is 过扫 (001 §过扫)
+        passed, chou, peng_passed = w.passed, self.chou, self.peng_passed
+        could_peng = False
+        owed = None  # the seat's own forced 胡 (放炮必胡), read below
+        for o in w.options:  # one pass over the options (issue 18: no generator a claim)
+            if o.seat in passed:  # seats that passed explicitly before this claim
+                if o.act == "chi":
+                    seen = chou[o.seat]  # typed: a C-level add
+                    seen.add(c)
+                elif o.act == "peng":
+                    seen = peng_passed[o.seat]
+                    seen.add(c)
+            if o.seat == s:
+                if o.act == "peng":
+                    could_peng = True
+                elif owed is None and o.act == "hu" and o.forced:
+                    owed = o
+        if act != "peng" and could_peng:
+            peng_passed[s].add(c)  # 可碰的牌没有碰 (it took another option): a later draw is 过扫 (001 §过扫)
         h = self.hands[s]
         if w.kind == "start":
             self.end_win(s, None, None, None)
@@ -604,12 +655,12 @@ class GuilinState(GameState):
             self.melds[s].append(("peng", (c,) * 3))
             self.alike[s][c] = "peng"
         elif act == "chi":
-            own = [ZIPAI.index(x) for x in ev.cards or []]
+            own = _kinds(ev.cards or [])
             for k in own:
                 h[k] -= 1
             self.melds[s].append(("chi", tuple(sorted([c, *own]))))
             for g in ev.bi or []:
-                kinds = [ZIPAI.index(x) for x in g]
+                kinds = _kinds(g)
                 for k in kinds:
                     h[k] -= 1
                 self.melds[s].append(("bi", tuple(sorted(kinds))))
@@ -618,7 +669,6 @@ class GuilinState(GameState):
         # after a forced act the seat may 胡 on the card it took (spec §4); 点炮不准胡 still holds
         may_hu = forced and (win_from != "discard" or self.dian_pao_ok) and self.can_win(s, None, None)
         self.after_forced = (s, c, win_from, w.src) if may_hu else None
-        owed = next((o for o in w.options if o.seat == s and o.act == "hu" and o.forced), None)
         if owed is not None:  # 放炮必胡 (004 §3.打牌 6): the forced act may come first, the 胡 stays owed
             if not may_hu:
                 raise self.fail("missing_forced_action", owed.rule, f"seat {s} had to 胡 {self.label(c)} (放炮必胡): "
@@ -751,18 +801,22 @@ class GuilinState(GameState):
             if o is not None:
                 raise self.fail("missing_forced_action", o.rule, f"seat {ev.seat} had to `{o.act}` {self.label(w.card)}: "
                                 f"its forced act cannot be left out for a `{ev.act}` of its own")
-        super().on_window_event(ev)
+        GameState.on_window_event(self, ev)  # super(), without making a super object an event
 
-    @cython.locals(o=Option)
+    @cython.locals(o=Option, w=Window)
     def forced_left_out(self, seat: int, act: str, w: Window) -> Option | None:
         """The seat's own forced option that taking ``act`` in ``w`` would leave out, or None: a
         forced act (开舵, 扫…) may be replaced only by itself or by 胡 (001 §开舵: 自己胡牌的话可以不开舵)."""
         if act == "hu" or w.kind == "start":
             return None
-        own = [o for o in w.of(seat) if o.forced]
-        if own and not any(o.act == act for o in own):
-            return own[0]
-        return None
+        first = None
+        for o in w.of(seat):
+            if o.forced:
+                if o.act == act:
+                    return None
+                if first is None:
+                    first = o
+        return first
 
     def own_claim_allowed(self, opt: Option, w: Window) -> bool:
         """:meth:`GameState.own_claim_allowed`: not a claim that leaves out the seat's forced act."""
@@ -879,7 +933,7 @@ class GuilinState(GameState):
             finally:
                 self.step += 1
             return
-        super().apply(ev)
+        GameState.apply(self, ev)  # super(), without making a super object an event
 
     def pending_declarations(self) -> list[Event]:
         if not (self.declare and self.phase is Phase.START):

@@ -22,3 +22,7 @@ cdef class YuanjiangState(GameState):
     cpdef list window_options(self, card, src, kind)
     cpdef close_after_discard(self, s, int c)
     cpdef pass_all(self, int c, int src, kind)
+    cpdef on_draw(self, ev)
+    cpdef on_discard_phase(self, ev)
+    cpdef apply_claim(self, Option opt, ev, Window w)
+    cpdef window_closed(self, Window w)
