@@ -156,8 +156,15 @@ def _account(index: Any, origin: int, line: Any, judged: Any) -> tuple[str, Verd
             return "duplicate", v, res
         r = Reject("duplicate_game", "paipu.duplicate_game", seen, v.game_id, None, v.record_sha256)
         verdict = _reject_verdict(r, line.raw)
-    else:  # a record that decoded keeps its verdict (all its record-level errors)
-        verdict = res.verdict if res is not None else _reject_verdict(r, line.raw)
+    elif res is None:
+        verdict = _reject_verdict(r, line.raw)
+    else:  # a record that decoded keeps its verdict (all its record-level errors), with why it is a reject
+        verdict = res.verdict
+        if not any(e.code == r.code and e.rule == r.rule for e in verdict.errors):
+            # a reject that is not one of its errors (an integer no 64-bit column holds): a valid
+            # replay must not be shown as a reject without a reason
+            verdict = msgspec.structs.replace(verdict, valid=False, errors=[
+                VerdictError(r.step, r.code, r.rule, r.message), *verdict.errors])
     dup = index.seen_reject(r.raw_sha256 or sha256_hex(line.raw), r.rule, line.line_no, origin)
     return ("duplicate" if dup else "rejected"), verdict, None
 

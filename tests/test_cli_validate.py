@@ -105,3 +105,20 @@ def test_plain_progress_lines_when_not_on_a_terminal(tmp_path, monkeypatch):
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("validate: ")]
     assert lines[0].startswith("validate: 1 lines, ") and "%, ETA " in lines[0]
     assert lines[-1].startswith("validate: 2 lines, ") and ", 100%, ETA 0:00" in lines[-1]
+
+
+def test_a_valid_replay_rejected_for_a_huge_integer_says_why(tmp_path):
+    # a game that replays valid but whose `round` no 64-bit warehouse column holds: ingest rejects
+    # it (schema / paipu.int_range); validate must count and word it the same, in both modes
+    f = tmp_path / "huge.jsonl"
+    f.write_bytes(game("g-big", round=1 << 70) + b"\n" + game("g-ok") + b"\n")
+    r = validate(f)
+    assert r.exit_code == 1, r.output
+    out = r.stdout.splitlines()
+    assert out[0].endswith(f"huge.jsonl:1 g-big REJECTED schema [paipu.int_range] round = {1 << 70} does not fit a "
+                           "64-bit integer"), out[0]
+    assert out[-1].endswith("2 lines = 0 blank + read 2: 1 valid, 0 invalid, 1 rejected, 0 duplicate"), out[-1]
+    j = [json.loads(x) for x in validate("--json", f).stdout.splitlines()]
+    assert j[0]["status"] == "rejected" and j[0]["valid"] is False
+    assert [(e["code"], e["rule"]) for e in j[0]["errors"]] == [("schema", "paipu.int_range")]
+    assert j[1]["status"] == "valid" and j[1]["errors"] == []
