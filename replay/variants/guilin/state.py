@@ -207,19 +207,6 @@ _CODES: list[str] = list(ZIPAI.codes)  # kind -> code, read without an attribute
 _REACH, _stray_kinds = sc._REACH, sc.stray_kinds  # read at every claim window: no module attribute lookup
 
 
-@cython.cfunc
-@cython.locals(ix=dict, out=list)
-def _kinds(codes):
-    """``[ZIPAI.index(x) for x in codes]`` by one dict lookup a card (an unknown code still raises
-    through :meth:`Deck.index`)."""
-    ix = _IX
-    out = []
-    for x in codes:
-        k = ix.get(x)
-        out.append(k if k is not None else ZIPAI.index(x))
-    return out
-
-
 def _codes(kinds) -> list[str]:
     return [_CODES[k] for k in kinds]
 
@@ -655,12 +642,12 @@ class GuilinState(GameState):
             self.melds[s].append(("peng", (c,) * 3))
             self.alike[s][c] = "peng"
         elif act == "chi":
-            own = _kinds(ev.cards or [])
+            own = ZIPAI.kinds(ev.cards or [])
             for k in own:
                 h[k] -= 1
             self.melds[s].append(("chi", tuple(sorted([c, *own]))))
             for g in ev.bi or []:
-                kinds = _kinds(g)
+                kinds = ZIPAI.kinds(g)
                 for k in kinds:
                     h[k] -= 1
                 self.melds[s].append(("bi", tuple(sorted(kinds))))

@@ -484,7 +484,7 @@ class YuanjiangState(GameState):
             if act == "wai":
                 self.after_wai = (s, c)
         elif act == "chi":
-            own = tuple(sorted([ZIPAI.index(x) for x in ev.cards or []]))  # a list: no closure in a cpdef method
+            own = tuple(sorted(ZIPAI.kinds(ev.cards or [])))
             self.locked[s] |= self.chi_locks(s, c, own)
             for k in own:
                 h[k] -= 1
