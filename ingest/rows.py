@@ -214,6 +214,15 @@ class Counts:
         self.duplicate += other.duplicate
 
 
+class _Run(NamedTuple):
+    """A table filled a game at a time (:meth:`Batch._rows`)."""
+
+    same: dict[str, list]  # a column with one value a game: that value, a game after another
+    lens: list[int]  # each game's row count
+    index: str | None  # the column counting 0..n-1 in each game, if any
+    each: list[tuple[str, list]]  # the other columns (name, buffer), filled row by row
+
+
 @dataclass
 class Batch:
     """Column buffers of every table for a run of lines (``variant``, ``month`` and ``_line`` kept
@@ -234,7 +243,7 @@ class Batch:
         self.known = _known_variants()
         # tables written a game at a time (:meth:`_rows`): a column with one value a game is kept
         # once a game, with the game's row count, and repeated in Arrow (``take``), not in Python
-        self.runs: dict[str, tuple[dict[str, list], list[int], str | None, list[tuple[str, list]]]] = {}
+        self.runs: dict[str, _Run] = {}
 
     def _row(self, table: str, values: dict[str, Any]) -> None:
         cols = self.cols[table]
@@ -248,12 +257,12 @@ class Batch:
         :meth:`_row` only (else its columns' lengths part, and :meth:`to_arrow` raises)."""
         run = self.runs.get(table)
         if run is None:
-            run = self.runs[table] = ({name: [] for name in same}, [], index,
-                                      [(k, c) for k, c in self.cols[table].items() if k not in same and k != index])
-        for name, vals in run[0].items():
+            run = self.runs[table] = _Run({name: [] for name in same}, [], index,
+                                          [(k, c) for k, c in self.cols[table].items() if k not in same and k != index])
+        for name, vals in run.same.items():
             vals.append(same[name])
-        run[1].append(n)
-        for name, col in run[3]:
+        run.lens.append(n)
+        for name, col in run.each:
             vals = each.get(name)
             col.extend(vals if vals is not None else [None] * n)
 
@@ -419,21 +428,20 @@ class Batch:
         out = {}
         for t, cols in self.cols.items():
             run = self.runs.get(t)
-            if not (cols[PARTITION] or run is not None and sum(run[1])):
+            if not (cols[PARTITION] or run is not None and sum(run.lens)):
                 continue
             schema = (TABLES[t].append(pa.field(PARTITION, pa.string())).append(pa.field(MONTH, pa.string()))
                       .append(pa.field(LINE, pa.int64())))
             data: dict[str, Any] = dict(cols)
             if run is not None:
-                same, lens, index, _ = run
-                n = np.asarray(lens, dtype=np.int64)
-                which = pa.array(np.repeat(np.arange(len(lens), dtype=np.int64), n))
-                for name, vals in same.items():
+                n = np.asarray(run.lens, dtype=np.int64)
+                which = pa.array(np.repeat(np.arange(len(run.lens), dtype=np.int64), n))
+                for name, vals in run.same.items():
                     data[name] = pa.array(vals, type=schema.field(name).type).take(which)
-                if index is not None:
+                if run.index is not None:
                     starts = np.cumsum(n) - n
-                    data[index] = pa.array(np.arange(int(n.sum()), dtype=np.int64) - np.repeat(starts, n),
-                                           type=schema.field(index).type)
+                    data[run.index] = pa.array(np.arange(int(n.sum()), dtype=np.int64) - np.repeat(starts, n),
+                                               type=schema.field(run.index).type)
             out[t] = pa.table(data, schema=schema)
         return out
 
