@@ -55,7 +55,6 @@ class Index:
         self.sources: list[str] = []  # origin -> source file
         self.stored: dict[str, int] = {}  # shard prefix -> origin of the rows already in place
         self.dead: set[int] = set()
-        self.gone: pa.Array | None = None  # source lines :meth:`screen` dropped (for :meth:`drop_screened`)
 
     def _origin(self, source: str) -> int:
         self.sources.append(source)
@@ -100,7 +99,8 @@ class Index:
         """Drop the rows of duplicate lines and turn conflicting games into ``duplicate_game``
         rejects; strip the private ``_line`` column.
 
-        :param tables: one chunk's tables (with ``variant``, ``month`` and ``_line``), lines in order.
+        :param tables: every table of consecutive lines of the file (a segment: ``ingest.run.Segment``;
+            with ``variant``, ``month`` and ``_line``), lines in order.
         :param origin: the chunk's file, from :meth:`begin`.
         :param counts: the chunk's counts from the worker.
         :returns: the tables to store (``variant`` and ``month`` kept; a ``duplicate_game`` reject
@@ -153,7 +153,6 @@ class Index:
             extra = batch.to_arrow().get("rejects")
         result: dict[str, pa.Table] = {}
         gone = pa.array(sorted(drop), pa.int64()) if drop else None
-        self.gone = gone if gone is None or self.gone is None else pa.concat_arrays([self.gone, gone])
         for name, t in tables.items():
             t = _without_lines(t, gone)
             if name == "rejects" and extra is not None:
@@ -163,11 +162,6 @@ class Index:
         if extra is not None and "rejects" not in tables and extra.num_rows:
             result["rejects"] = extra.drop_columns([LINE])
         return result, out
-
-    def drop_screened(self, t: pa.Table) -> pa.Table:
-        """``t`` (a table whose rows belong to games, with ``_line``) without the rows of the lines
-        that :meth:`screen` dropped so far in this file, and without ``_line``."""
-        return _without_lines(t, self.gone).drop_columns([LINE])
 
     def seen_game(self, gid: str, sha: str, line: int, origin: int) -> str | None:
         """Screen one game line (``record_sha256`` ``sha``) of ``origin``: None when its ``game_id``

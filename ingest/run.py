@@ -1,11 +1,13 @@
 """``ingest()``: input files → replayed in a process pool (or on Dask) → the Parquet warehouse.
 
 The main process reads the files (``ingest.reader``), cuts each file's lines into chunks and
-sends them to worker processes (``ingest.rows.process_chunk``); results come back in order and are
-staged per file (Arrow IPC parts) in the run's staging folder — by the main process for the process pool,
-by the workers themselves on Dask (:func:`stage_chunk`: only counts and file names come back) —
-then one transaction screens them for duplicates (``ingest.dedupe``) and commits them
-(``ingest.warehouse``). Every input line is
+sends them to worker processes (``ingest.rows.process_chunk``); results come back in order and
+are gathered per file into segments (:class:`FileStage`). A thread of the main process (the live
+commit, :class:`_Live`) stages each segment (Arrow IPC parts in the run's staging folder; on Dask
+the workers stage their chunks themselves, :func:`stage_chunk`), screens it for duplicates
+(``ingest.dedupe``) and inserts it (``ingest.warehouse``) in the run's one transaction while the
+workers go on; the transaction commits once every file is in. When another writer committed
+meanwhile, the commit is redone from the staged segments (:func:`_commit`). Every input line is
 counted exactly once: per file and in total, ``read = valid + invalid + rejected + duplicate``
 and ``lines = read + blank``.
 """
@@ -14,7 +16,9 @@ from __future__ import annotations
 
 import os
 import platform
+import queue
 import shutil
+import threading
 import time
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
@@ -29,13 +33,17 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeE
 from ingest.dedupe import Index
 from ingest.reader import MAX_LINE_BYTES, FileStats, Line, find_inputs, read_lines
 from ingest.rows import ChunkResult, Counts, Pseudonymizer, process_chunk
-from ingest.warehouse import (BUSY_SECONDS, PART_SUFFIX, STAGING, FileStage, Warehouse, WarehouseBusy, backoff,
-                              is_conflict, retrying, write_part)
+from ingest.warehouse import (BUSY_SECONDS, PART_SUFFIX, STAGING, Warehouse, WarehouseBusy, backoff, is_conflict,
+                              read_part, retrying, write_part)
 from replay.record import terminal_text
 from replay.workers import process_pool
 
 CHUNK_LINES = 256
 CHUNK_BYTES = 8 << 20
+SEGMENT_BYTES = 32 << 20
+"""Input bytes (lines as read) of one segment: consecutive chunks of a file that are staged (one
+part per table), screened for duplicates and inserted together. About 11,000 桂林 games, whose
+rows take about 120 MB in memory (3.7 bytes of rows a byte of input)."""
 MIN_POOL_BYTES = 1 << 20
 """Smaller inputs (about 500 games) replay in-process: starting workers costs more than it saves."""
 ENGINES = ("process", "dask")
@@ -69,7 +77,9 @@ class IngestReport:
 
     ``rows`` counts the rows written per table; ``removed_shards`` the stale shard files dropped
     (a re-ingest replaces its shards, so it removes none or some and adds as many);
-    ``commit_attempts`` how many times the run's transaction was tried (1 unless it conflicted).
+    ``commit_attempts`` how many times the run's transaction was tried (1 unless it conflicted);
+    ``live_commit`` whether the rows inserted while the run replayed were committed
+    (``"committed"``) or why they were dropped and the commit redone from the staged segments.
     """
 
     run_id: str
@@ -87,6 +97,7 @@ class IngestReport:
     removed_shards: int = 0
     recovered: list[str] = field(default_factory=list)
     commit_attempts: int = 0
+    live_commit: str = ""
 
     def total(self) -> FileReport:
         """The sum over files, as a :class:`FileReport` with ``path`` ``"(total)"``."""
@@ -116,6 +127,94 @@ class IngestReport:
 
 
 @dataclass
+class Segment:
+    """Consecutive chunks of one input file, lines in order (:data:`SEGMENT_BYTES` of input).
+
+    ``tables`` are its rows while they are in memory (from the process pool, one table each,
+    with ``variant``, ``month`` and ``_line``); ``parts`` its staged parts per table in line order
+    (written by :meth:`FileStage.keep`, or by Dask workers a chunk each); ``counts`` the workers'
+    counts of its lines.
+    """
+
+    number: int
+    counts: Counts
+    tables: dict[str, Any] | None
+    parts: dict[str, list[Path]]
+
+    def load(self) -> dict[str, Any]:
+        """The segment's rows per table (``pa.Table``), read back from its staged parts when they
+        are no longer in memory."""
+        import pyarrow as pa
+
+        if self.tables is not None:
+            return self.tables
+        out = {}
+        for table, paths in self.parts.items():
+            parts = [t for t in map(read_part, paths) if t.num_rows]
+            if parts:
+                out[table] = pa.concat_tables(parts, promote_options="permissive")
+        return out
+
+
+class FileStage:
+    """One input file's replayed rows, cut into :class:`Segment`\\ s as its chunks come back in
+    order, and staged in the run's staging folder until the run has committed (for a commit
+    redone after a conflict)."""
+
+    def __init__(self, staging: Path, file_index: int) -> None:
+        self.dir = staging
+        self.file_index = file_index
+        self.segments: list[Segment] = []
+        self._chunks: dict[str, list[Any]] = {}
+        self._parts: dict[str, list[Path]] = {}
+        self._counts = Counts()
+        self._bytes = 0
+        self._open = False
+
+    def add(self, tables: dict[str, Any] | None, parts: dict[str, str] | None, counts: Counts,
+            nbytes: int) -> Segment | None:
+        """Add the next chunk of the file: its ``tables`` (process pool) or the ``parts`` a Dask
+        worker staged, its ``counts``, and ``nbytes``, the input bytes it was read from.
+
+        :returns: the segment this chunk completed (:data:`SEGMENT_BYTES`), or None.
+        """
+        for table, t in (tables or {}).items():
+            if t.num_rows:
+                self._chunks.setdefault(table, []).append(t)
+        for table, part in (parts or {}).items():
+            self._parts.setdefault(table, []).append(Path(part))
+        self._counts.add(counts)
+        self._bytes += nbytes
+        self._open = True
+        return self.cut() if self._bytes >= SEGMENT_BYTES else None
+
+    def cut(self) -> Segment | None:
+        """Close the open segment (None when no chunk came since the last cut)."""
+        import pyarrow as pa
+
+        if not self._open:
+            return None
+        tables = ({t: pa.concat_tables(v, promote_options="permissive") for t, v in self._chunks.items()}
+                  if not self._parts else None)
+        seg = Segment(len(self.segments), self._counts, tables, self._parts)
+        self.segments.append(seg)
+        self._chunks, self._parts, self._counts, self._bytes, self._open = {}, {}, Counts(), 0, False
+        return seg
+
+    def keep(self, seg: Segment) -> None:
+        """Stage ``seg``'s rows in memory as one part a table, ``f<file>.s<segment>.<table>.arrow``
+        (:func:`~ingest.warehouse.write_part`), and let go of them: :meth:`Segment.load` reads
+        them back from then on."""
+        if seg.tables is None:
+            return
+        for table, t in seg.tables.items():
+            path = self.dir / f"f{self.file_index:06d}.s{seg.number:05d}.{table}{PART_SUFFIX}"
+            write_part(t, path)
+            seg.parts[table] = [path]
+        seg.tables = None
+
+
+@dataclass
 class _FileState:
     path: Path
     stats: FileStats
@@ -124,6 +223,7 @@ class _FileState:
     chunks: int = 0
     done: int = 0
     read_done: bool = False
+    begun: bool = False
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
@@ -323,38 +423,60 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
             pool = _pool(workers) if workers > 1 and total_bytes >= min_pool_bytes else None
             report.workers = workers if pool is not None else 1
         result = pool.result if engine == "dask" else (lambda fut: fut.result())
-        pending: deque[tuple[Any, int]] = deque()  # (task, input bytes read once its chunk was cut)
+        pending: deque[tuple[Any, int, int]] = deque()  # (task, input bytes read once its chunk was cut, its bytes)
         window = 2 * report.workers
         running = Counts()
+        committer = _Live(wh, report)
+        finished = 0  # files before this one have every chunk back and are with the committer
 
-        def handle(res: ChunkResult | StagedChunk, pos: int) -> None:
+        def begin(st: _FileState) -> None:
+            if not st.begun:
+                st.begun = True
+                committer.put("begin", st)
+
+        def advance() -> None:  # in input order: a file whose every chunk is back goes to the committer
+            nonlocal finished
+            while finished < len(states) and states[finished].read_done and \
+                    states[finished].done == states[finished].chunks:
+                st = states[finished]
+                begin(st)
+                seg = st.stage.cut()
+                if seg is not None:
+                    committer.put("segment", (st, seg))
+                committer.put("end", st)
+                finished += 1
+
+        def handle(res: ChunkResult | StagedChunk, pos: int, nbytes: int) -> None:
+            advance()
             st = states[res.file_index]
+            begin(st)
             if isinstance(res, StagedChunk):  # a Dask worker wrote the rows
-                for table, part in res.parts.items():
-                    st.stage.add_files(table, [Path(part)])
+                seg = st.stage.add(None, res.parts, res.counts, nbytes)
             else:
-                st.stage.add(res.tables)
+                seg = st.stage.add(res.tables, None, res.counts, nbytes)
+            if seg is not None:
+                committer.put("segment", (st, seg))
             st.counts.add(res.counts)
             running.add(res.counts)
             st.done += 1
             bar.update(task, completed=pos, counts=f"read {running.read}")  # the bar follows replay
 
-        def submit(fi: int, lines: list[Line]) -> None:
+        def submit(fi: int, lines: list[Line], nbytes: int) -> None:
             st = states[fi]
             ci = st.chunks
             st.chunks += 1
             pos = seen_bytes + st.stats.bytes_in
             if pool is None:
-                handle(process_chunk(fi, ci, lines, started, salt), pos)
+                handle(process_chunk(fi, ci, lines, started, salt), pos, nbytes)
                 return
             if engine == "dask":
                 fut = pool.submit(stage_chunk, fi, ci, lines, started, salt, str(wh.staging))
             else:
                 fut = pool.submit(process_chunk, fi, ci, lines, started, salt)
-            pending.append((fut, pos))
+            pending.append((fut, pos, nbytes))
             while len(pending) > window:  # bounded: memory stays flat on big inputs
-                fut, at = pending.popleft()
-                handle(result(fut), at)
+                fut, at, n = pending.popleft()
+                handle(result(fut), at, n)
 
         try:
             for fi, path in enumerate(inputs):
@@ -366,23 +488,24 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
                     chunk.append(line)
                     nbytes += len(line.raw)
                     if len(chunk) >= chunk_lines or nbytes >= CHUNK_BYTES:
-                        submit(fi, chunk)
+                        submit(fi, chunk, nbytes)
                         chunk, nbytes = [], 0
                 stats.bytes_in = stats.size
                 if chunk:
-                    submit(fi, chunk)
+                    submit(fi, chunk, nbytes)
                 seen_bytes += stats.size
                 states[fi].read_done = True
             while pending:
-                fut, at = pending.popleft()
-                handle(result(fut), at)
+                fut, at, n = pending.popleft()
+                handle(result(fut), at, n)
+            advance()
             bar.update(task, completed=total_bytes or 1)
+            committer.close()
         finally:
+            committer.stop()
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
-        for st in states:
-            st.stage.close()
-        interrupted = _commit(wh, report, states, run_record, say=say)
+        interrupted = _commit(wh, report, states, run_record, committer, say=say)
         for rec in interrupted:
             wh.save_run_json(rec)
         wh.save_run_json(run_record())
@@ -395,33 +518,211 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
     return report
 
 
-def _commit(wh: Warehouse, report: IngestReport, states: list[_FileState], run_record: Any,
+class _Screen:
+    """Screens a run's files for duplicates (:class:`~ingest.dedupe.Index`, a new one a file) and
+    inserts what they keep, file by file and segment by segment in input order, inside the run's
+    open transaction; fills ``report.files`` and ``report.rows``. The one code path of the live
+    commit (:class:`_Live`) and of a commit redone from the staged segments (:func:`_commit`)."""
+
+    def __init__(self, wh: Warehouse, report: IngestReport) -> None:
+        self.wh = wh
+        self.report = report
+        report.files, report.rows = [], {}
+        self.index = Index()
+        self.origin = -1
+        self.counts = Counts()
+
+    def begin_file(self, st: _FileState) -> None:
+        """Delete what ``st``'s file stored before (:meth:`~ingest.warehouse.Warehouse.replace_source`)
+        and start screening it."""
+        source = str(st.path)
+        self.wh.replace_source(source)
+        self.index = Index()
+        self.origin = self.index.begin(source, source)
+        self.counts = Counts()
+
+    def segment(self, seg: Segment) -> None:
+        """Screen one segment of the current file against the catalog (what this transaction
+        sees: earlier files and segments of the run included) and the file's earlier lines, and
+        insert the rows it keeps."""
+        import pyarrow as pa
+
+        tables = seg.load()
+        games, rejects = tables.get("games"), tables.get("rejects")
+        ids = games.column("game_id").combine_chunks() if games is not None else pa.array([], pa.string())
+        hashes = [pa.chunked_array(t.column(c)).combine_chunks() for t, c in ((games, "record_sha256"),
+                                                                             (rejects, "raw_sha256")) if t is not None]
+        self.index.prefill(self.wh.stored_games(ids),
+                           self.wh.stored_rejects(pa.concat_arrays(hashes) if hashes else pa.array([], pa.string())))
+        out, counts = self.index.screen(tables, self.origin, seg.counts) if tables else (tables, seg.counts)
+        for table, rows in out.items():
+            self.wh.insert(table, rows)
+            self.report.rows[table] = self.report.rows.get(table, 0) + rows.num_rows
+        self.counts.add(counts)
+
+    def end_file(self, st: _FileState) -> None:
+        """The file's :class:`FileReport`, with its screened counts."""
+        c, s = self.counts, st.stats
+        self.report.files.append(FileReport(str(st.path), s.content_sha256, s.lines, s.blank, c.valid, c.invalid,
+                                            c.rejected, c.duplicate, s.oversize, s.error))
+
+    def file(self, st: _FileState) -> None:
+        """A whole file from its staged segments."""
+        self.begin_file(st)
+        for seg in st.stage.segments:
+            self.segment(seg)
+        self.end_file(st)
+
+
+LIVE_QUEUE = 2
+"""Segments the main thread may hand the live commit ahead of it (memory: about 2 × 120 MB)."""
+
+
+class _Live:
+    """The run's commit made while it replays (docs/warehouse.md "Transactions"): a thread that
+    takes the files' ``begin`` / ``segment`` / ``end`` steps in input order from the main thread,
+    stages each segment (:meth:`FileStage.keep`) and screens and inserts it (:class:`_Screen`) in
+    the run's transaction, which it opens at its first step; :func:`_commit` commits it. The
+    transaction is given up (rolled back; the rows stay staged and the commit is redone from them)
+    when another writer commits into the embedded catalog meanwhile (its SQLite read has turned
+    stale, so it could not commit: :meth:`~ingest.warehouse.Warehouse.head`) or the catalog
+    reports a conflict. DuckDB releases the GIL while it inserts, so the main thread keeps the
+    workers fed."""
+
+    def __init__(self, wh: Warehouse, report: IngestReport) -> None:
+        self.wh = wh
+        self.report = report
+        self.screen: _Screen | None = None
+        self.head: int | None = None
+        self.open = False  # a transaction holds what was inserted so far
+        self.given_up = ""
+        self.error: BaseException | None = None
+        self.stopping = False
+        self.queue: queue.Queue = queue.Queue(maxsize=LIVE_QUEUE)
+        self.thread = threading.Thread(target=self._run, name="paipu-live-commit", daemon=True)
+        self.thread.start()
+
+    @property
+    def ready(self) -> bool:
+        """True when the transaction holds every file's screened rows (after :meth:`close`)."""
+        return self.open and not self.given_up and self.error is None
+
+    def put(self, step: str, what: Any) -> None:
+        """Hand the next step to the thread (waits while :data:`LIVE_QUEUE` are ahead of it).
+
+        :raises BaseException: what stopped the thread (an error that is not a conflict).
+        """
+        if self.error is not None:
+            raise self.error
+        self.queue.put((step, what))
+
+    def close(self) -> None:
+        """Wait until the thread has taken every step.
+
+        :raises BaseException: what stopped the thread.
+        """
+        self.queue.put(None)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+    def stop(self) -> None:
+        """End the thread (skipping the steps left) if :meth:`close` did not; idempotent."""
+        if self.thread.is_alive():
+            self.stopping = True
+            self.queue.put(None)
+            self.thread.join()
+
+    def give_up(self, why: str) -> None:
+        """Roll the transaction back; :func:`_commit` then commits from the staged segments."""
+        if self.open and not self.given_up:
+            self.wh.rollback()
+        self.given_up = self.given_up or why
+
+    def _run(self) -> None:
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
+            if self.stopping or self.error is not None:
+                continue
+            step, what = item
+            try:
+                self._step(step, what)
+            except BaseException as e:  # noqa: BLE001 - handed to the main thread
+                import duckdb
+
+                if isinstance(e, duckdb.Error) and is_conflict(e):
+                    self.give_up(f"the catalog reported a conflict: {e}")
+                else:
+                    self.error = e
+            if step == "segment":
+                try:
+                    what[0].stage.keep(what[1])  # staged whatever became of the transaction
+                except BaseException as e:  # noqa: BLE001
+                    self.error = self.error or e
+
+    def _step(self, step: str, what: Any) -> None:
+        if self.given_up:
+            return
+        if not self.open:
+            self.head = self.wh.head()
+            self.wh.begin()
+            self.open = True
+            self.screen = _Screen(self.wh, self.report)
+        elif self.head is not None and self.wh.head() != self.head:
+            self.give_up("another writer committed while this run replayed")
+            return
+        assert self.screen is not None
+        if step == "begin":
+            self.screen.begin_file(what)
+        elif step == "segment":
+            self.screen.segment(what[1])
+        else:
+            self.screen.end_file(what)
+
+
+def _commit(wh: Warehouse, report: IngestReport, states: list[_FileState], run_record: Any, live: _Live,
             say: Any = None) -> list[dict]:
-    """The run's one transaction (see :func:`ingest`), in the embedded catalog's commit turn
-    (:meth:`Warehouse.commit_turn`; ``say`` prints its waiting line); redone after a conflict with
-    another writer's commit, with :func:`~ingest.warehouse.backoff`, for at most
-    :data:`~ingest.warehouse.BUSY_SECONDS`. Returns the records of the killed runs it marked
-    ``interrupted``.
+    """Commit the run's transaction (see :func:`ingest`) in the embedded catalog's commit turn
+    (:meth:`Warehouse.commit_turn`; ``say`` prints its waiting line): the live one when it holds
+    every file's rows and the catalog has not moved since it began, else one made now from the
+    staged segments; redone from them after a conflict with another writer's commit, with
+    :func:`~ingest.warehouse.backoff`, for at most :data:`~ingest.warehouse.BUSY_SECONDS`.
+    Returns the records of the killed runs it marked ``interrupted``.
 
     :raises WarehouseBusy: still conflicting when the time is up (nothing of the run committed).
     """
     import duckdb
 
     with wh.commit_turn(say):
+        if live.ready and live.head is not None and wh.head() != live.head:
+            live.give_up("another writer committed while this run replayed")
+        use_live = live.ready
         end = time.monotonic() + BUSY_SECONDS
         while True:
             report.commit_attempts += 1
-            report.files, report.rows = [], {}
             try:
-                with wh.transaction(f"ingest run {report.run_id}", {"run_id": report.run_id, "status": "done"}):
-                    interrupted = wh.mark_interrupted()
+                if use_live:
+                    use_live = False
+                else:
+                    report.status = "running"
+                    wh.begin()
+                    screen = _Screen(wh, report)
                     for st in states:
-                        _commit_file(wh, report, st)
-                    report.finished_at = datetime.now(timezone.utc)
-                    report.status = "done"
-                    wh.write_run(run_record())
+                        screen.file(st)
+                interrupted = wh.mark_interrupted()
+                report.finished_at = datetime.now(timezone.utc)
+                report.status = "done"
+                report.live_commit = ("committed" if live.ready else "no input file" if not live.open
+                                      else f"redone from the staged rows: {live.given_up}")
+                wh.write_run(run_record())
+                wh.commit(f"ingest run {report.run_id}", {"run_id": report.run_id, "status": "done"})
                 break
             except duckdb.Error as e:
+                wh.rollback()
+                if live.ready:
+                    live.given_up = f"its commit failed: {e}"
                 if not is_conflict(e):
                     raise
                 report.status = "running"
@@ -437,42 +738,3 @@ def _commit(wh: Warehouse, report: IngestReport, states: list[_FileState], run_r
             shutil.rmtree(old, ignore_errors=True)
             report.recovered.append(f"removed the staging folder of killed run {r['run_id']}")
     return interrupted
-
-
-HEAD_TABLES = ("games", "rejects")
-"""The tables whose rows the duplicate screen reads (``Index.screen``); every other table's rows are a
-game's and follow it (``Index.drop_screened``)."""
-
-
-def _commit_file(wh: Warehouse, report: IngestReport, st: _FileState) -> None:
-    """Inside the run's transaction: replace what ``st``'s file stored with its screened rows."""
-    import pyarrow as pa
-
-    source = str(st.path)
-    wh.replace_source(source)
-    # games and rejects decide what is kept (whole: the screen needs every line of the file); the
-    # other tables follow their games part by part, so a big file never sits in memory at once
-    tables = st.stage.read(HEAD_TABLES)
-    index = Index()
-    origin = index.begin(source, source)
-    games, rejects = tables.get("games"), tables.get("rejects")
-    ids = games.column("game_id") if games is not None else pa.array([], pa.string())
-    hashes = [a for a in (games.column("record_sha256") if games is not None else None,
-                          rejects.column("raw_sha256") if rejects is not None else None) if a is not None]
-    index.prefill(wh.stored_games(pa.chunked_array(ids).combine_chunks() if len(ids) else pa.array([], pa.string())),
-                  wh.stored_rejects(pa.concat_arrays([c for h in hashes for c in pa.chunked_array(h).chunks])
-                                    if hashes else pa.array([], pa.string())))
-    out, counts = index.screen(tables, origin, st.counts) if tables else (tables, st.counts)
-
-    def put(table: str, rows: pa.Table) -> None:
-        wh.insert(table, rows)
-        report.rows[table] = report.rows.get(table, 0) + rows.num_rows
-
-    for table, rows in out.items():
-        put(table, rows)
-    for table in sorted(set(st.stage.parts) - set(HEAD_TABLES)):
-        for part in st.stage.iter_parts(table):
-            put(table, index.drop_screened(part))
-    report.files.append(FileReport(source, st.stats.content_sha256, st.stats.lines, st.stats.blank, counts.valid,
-                                   counts.invalid, counts.rejected, counts.duplicate, st.stats.oversize,
-                                   st.stats.error))

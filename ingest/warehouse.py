@@ -51,8 +51,6 @@ COMMIT_LOCK = "commit.lock"
 """``DIR/_meta/commit.lock``: the embedded catalog's commit turn (:meth:`Warehouse.commit_turn`)."""
 WRITER = "_writer"
 """One-row table every commit updates: two concurrent commits conflict on it (see the docstring)."""
-SHARD_BYTES = 64 << 20
-"""In-memory size of a staged table buffer that is written out as one staged part."""
 PART_SUFFIX = ".arrow"
 """Staged parts are Arrow IPC files with lz4-compressed buffers: only this run reads them back,
 once. Measured per 桂林 game (CPU, bench/README.md, session 11): lz4 writes and reads in 34 µs at
@@ -342,6 +340,7 @@ class Warehouse:
         self.run_id = run_id or f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S%fZ}-{os.getpid()}"
         self.staging = self.root / STAGING / self.run_id
         self.con: duckdb.DuckDBPyConnection | None = None
+        self._head: duckdb.DuckDBPyConnection | None = None  # for :meth:`head`
         self.recovered: list[str] = []
 
     # --- opening ---------------------------------------------------------------------------------
@@ -463,9 +462,10 @@ class Warehouse:
     def close(self) -> None:
         """Drop the staging folder and close the catalog connection."""
         shutil.rmtree(self.staging, ignore_errors=True)
-        if self.con is not None:
-            self.con.close()
-            self.con = None
+        for con in (self.con, self._head):
+            if con is not None:
+                con.close()
+        self.con = self._head = None
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
@@ -492,21 +492,24 @@ class Warehouse:
                             "SEMI JOIN probe p ON r.raw_sha256 = p.raw_sha256").fetchall()
 
     # --- writing ------------------------------------------------------------------------------------
-    @contextmanager
-    def transaction(self, message: str, extra: dict[str, Any], *, serialize: bool = True) -> Iterator["Warehouse"]:
-        """One catalog transaction: everything written inside commits as one snapshot (tagged with
-        ``message`` and ``extra`` as JSON, ``paipu snapshots`` shows them) or not at all.
-        ``serialize`` (for commits of rows) updates the ``_writer`` row, so that two such commits
-        made at once conflict.
+    def begin(self) -> None:
+        """Open a catalog transaction on this connection: what is written until :meth:`commit`
+        commits as one snapshot or not at all (:meth:`transaction` pairs the two)."""
+        assert self.con is not None
+        self.con.execute("BEGIN")
+
+    def commit(self, message: str, extra: dict[str, Any], *, serialize: bool = True) -> None:
+        """Commit the transaction :meth:`begin` opened, tagged with ``message`` and ``extra`` as
+        JSON (``paipu snapshots`` shows them). ``serialize`` (for commits of rows) updates the
+        ``_writer`` row, so that two such commits made at once conflict. A failed commit has
+        ended the transaction.
 
         :raises duckdb.TransactionException: the commit conflicted with another writer's (the
             caller retries: :func:`is_conflict`).
         """
         con = self.con
         assert con is not None
-        con.execute("BEGIN")
         try:
-            yield self
             if serialize:  # conflicts with any other commit of rows meanwhile: duplicates are screened again
                 con.execute(f"UPDATE lake.{WRITER} SET commits = commits + 1, last_run = ?", [extra.get("run_id")])
             con.execute("CALL lake.set_commit_message('paipu', ?, extra_info => ?)",
@@ -515,6 +518,44 @@ class Warehouse:
         except BaseException:
             _rollback(con)
             raise
+
+    def rollback(self) -> None:
+        """Roll back the open transaction, if any (its data files become orphans no snapshot lists)."""
+        if self.con is not None:
+            _rollback(self.con)
+
+    @contextmanager
+    def transaction(self, message: str, extra: dict[str, Any], *, serialize: bool = True) -> Iterator["Warehouse"]:
+        """One catalog transaction (:meth:`begin`, then :meth:`commit` with these arguments when
+        the block ends, or a rollback when it raises).
+
+        :raises duckdb.TransactionException: the commit conflicted with another writer's.
+        """
+        self.begin()
+        try:
+            yield self
+        except BaseException:
+            self.rollback()
+            raise
+        self.commit(message, extra, serialize=serialize)
+
+    def head(self) -> int | None:
+        """The latest snapshot id committed to an embedded (SQLite) catalog, read outside any
+        transaction (None for a PostgreSQL catalog). A transaction that began before the head moved
+        cannot commit into SQLite any more (its read turned stale: "database is locked"):
+        ``ingest.run`` stops its live commit early when it sees that. Read through DuckDB's own
+        sqlite extension on a connection of its own: a second SQLite library in the process (the
+        standard library's sqlite3) would drop the other's locks on the WAL files when it closes
+        them (SQLite's POSIX-lock caveat), which crashed a writer with SIGBUS."""
+        if not self.catalog.startswith("sqlite:"):
+            return None
+        if self._head is None:
+            con = duckdb.connect(":memory:")
+            con.execute("SET enable_progress_bar = false")
+            con.execute(f"LOAD {lit(extension_path('sqlite'))}")
+            con.execute(f"ATTACH {lit(self.catalog[len('sqlite:'):])} AS meta (TYPE sqlite)")
+            self._head = con
+        return self._head.sql("SELECT max(snapshot_id) FROM meta.ducklake_snapshot").fetchone()[0]
 
     def commit_turn(self, say: Callable[[str], None] | None = None) -> Any:
         """:func:`commit_turn` of this warehouse (held in the name of this run)."""
@@ -663,66 +704,6 @@ def read_rows(root: Path | str, table: str, *, snapshot: int | datetime | None =
         return cur.sql(f"SELECT * FROM {ident(table)} ORDER BY ALL").to_arrow_table().to_pylist()
     finally:
         cur.close()
-
-
-class FileStage:
-    """Replayed rows of one input file staged as parts (:func:`write_part`) in the run's staging
-    folder (rows still carry ``variant``, ``month`` and the private ``_line``), until the run's commit."""
-
-    def __init__(self, staging: Path, file_index: int) -> None:
-        self.dir = staging
-        self.file_index = file_index
-        self.buffers: dict[str, list[pa.Table]] = {}
-        self.sizes: dict[str, int] = {}
-        self.parts: dict[str, list[Path]] = {}
-
-    def add(self, tables: dict[str, pa.Table]) -> None:
-        """Buffer a chunk's tables; a table's buffer over :data:`SHARD_BYTES` is written out."""
-        for table, t in tables.items():
-            if t.num_rows == 0:
-                continue
-            self.buffers.setdefault(table, []).append(t)
-            self.sizes[table] = self.sizes.get(table, 0) + t.nbytes
-            if self.sizes[table] >= SHARD_BYTES:
-                self._flush(table)
-
-    def add_files(self, table: str, paths: list[Path]) -> None:
-        """Parts written elsewhere (by a Dask worker) that belong to this file, in line order."""
-        self.parts.setdefault(table, []).extend(paths)
-
-    def _flush(self, table: str) -> None:
-        bufs = self.buffers.pop(table, [])
-        self.sizes.pop(table, None)
-        if not bufs:
-            return
-        parts = self.parts.setdefault(table, [])
-        path = self.dir / f"f{self.file_index:06d}.{table}.{len(parts):04d}{PART_SUFFIX}"
-        write_part(pa.concat_tables(bufs, promote_options="permissive"), path)
-        parts.append(path)
-
-    def close(self) -> None:
-        """Write every remaining buffer."""
-        for table in sorted(self.buffers):
-            self._flush(table)
-
-    def read(self, tables: tuple[str, ...] | None = None) -> dict[str, pa.Table]:
-        """The file's staged tables (``tables``: only those; None: all), lines in order."""
-        out = {}
-        for table in self.parts:
-            if tables is not None and table not in tables:
-                continue
-            parts = list(self.iter_parts(table))
-            if parts:
-                out[table] = pa.concat_tables(parts, promote_options="permissive")
-        return out
-
-
-    def iter_parts(self, table: str) -> Iterator[pa.Table]:
-        """The staged parts of ``table``, one at a time in line order (a commit streams them)."""
-        for p in sorted(self.parts.get(table, [])):
-            t = read_part(p)
-            if t.num_rows:
-                yield t
 
 
 def _file_stats(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from ingest.run import ingest
@@ -152,28 +153,70 @@ def test_reader_problems_are_never_deduplicated(tmp_path):
     assert [r["rule"] for r in read_rows(wh, "rejects")] == ["paipu.compression"] * 2
 
 
-def test_staged_parts_give_the_same_rows(tmp_path, monkeypatch):
-    """Small buffers cut a file's staged rows into several parts before the commit; the rows
-    committed are the same either way, and a re-ingest with one part replaces them exactly."""
-    import ingest.warehouse as warehouse
+def test_segments_give_the_same_rows(tmp_path, monkeypatch):
+    """Cut into many small segments, each screened and inserted on its own while the run replays,
+    a file stores the same rows and counts as in one segment: a repeat and a conflict in later
+    segments are found against the earlier ones; a re-ingest in one segment replaces them exactly."""
+    import ingest.run as run_mod
 
-    src = write(tmp_path / "a.jsonl", [rec(f"g{i}") for i in range(12)] + [rec("z", variant="zipai")])
+    lines = [rec(f"g{i}") for i in range(12)] + [rec("z", variant="zipai"), rec("g1"), rec("g2", round=9),
+                                                 b"{bad", b"{bad"]
+    src = write(tmp_path / "a.jsonl", lines)
     ref = tmp_path / "ref"
-    run([src], ref)
+    one = run([src], ref)
+    assert counts(one) == (17, 12, 1, 2, 2) and one.live_commit == "committed"
     wh = tmp_path / "wh"
-    monkeypatch.setattr(warehouse, "SHARD_BYTES", 4000)
-    staged: list[str] = []
-    real = warehouse.FileStage.iter_parts
+    monkeypatch.setattr(run_mod, "SEGMENT_BYTES", 1)  # a segment a chunk
+    seen: list[int] = []
+    real = run_mod._Screen.segment
 
-    def iter_parts(self, table):  # what the commit streams back: several parts of the actions table
-        if table == "actions":
-            staged.extend(p.name for p in self.parts.get("actions", []))
-        return real(self, table)
+    def segment(self, seg):
+        seen.append(seg.number)
+        return real(self, seg)
 
-    monkeypatch.setattr(warehouse.FileStage, "iter_parts", iter_parts)
-    ingest([src], wh, workers=1, progress=False, chunk_lines=2)
-    assert len(staged) >= 2 and staged[0].endswith(".0000.arrow") and staged[1].endswith(".0001.arrow")
+    monkeypatch.setattr(run_mod._Screen, "segment", segment)
+    rep = ingest([src], wh, workers=1, progress=False, chunk_lines=2)
+    assert seen == list(range(9)) and rep.live_commit == "committed" and rep.commit_attempts == 1
+    assert counts(rep) == counts(one) and rep.rows == one.rows
     assert snapshot(wh) == snapshot(ref)
     monkeypatch.undo()
     run([src], wh)
     assert snapshot(wh) == snapshot(ref)
+
+
+def test_a_commit_by_another_writer_during_the_replay_is_screened_against(tmp_path, monkeypatch):
+    """Another ingest commits while this one replays (after its first segment went in): the live
+    transaction can no longer commit, so the run commits from its staged segments in its turn,
+    screened against the other's rows — its copy of their shared game is a duplicate."""
+    import subprocess
+    import sys
+
+    import ingest.run as run_mod
+
+    root = Path(__file__).resolve().parent.parent
+    wh = tmp_path / "wh"
+    a = write(tmp_path / "a.jsonl", [rec(f"a{i}") for i in range(4)] + [rec("shared")])
+    b = write(tmp_path / "b.jsonl", [rec("shared"), rec("b1")])
+    monkeypatch.setattr(run_mod, "SEGMENT_BYTES", 1)
+    real = run_mod._Screen.segment
+    other: list[int] = []
+
+    def segment(self, seg):
+        if not other:  # the first segment of the live commit: b commits meanwhile
+            other.append(subprocess.run(
+                [sys.executable, "-c", "import sys; from ingest.run import ingest; "
+                 "ingest([sys.argv[1]], sys.argv[2], workers=1, progress=False)", str(b), str(wh)],
+                cwd=root, env={**os.environ, "PYTHONPATH": str(root)}).returncode)
+        return real(self, seg)
+
+    monkeypatch.setattr(run_mod._Screen, "segment", segment)
+    rep = ingest([a], wh, workers=1, progress=False, chunk_lines=2)
+    assert other == [0]
+    assert rep.live_commit == "redone from the staged rows: another writer committed while this run replayed"
+    assert rep.commit_attempts == 1  # redone in the commit turn, where nothing can conflict
+    assert counts(rep) == (5, 4, 0, 0, 1)
+    games = read_rows(wh, "games")
+    assert sorted((g["game_id"], Path(g["source_file"]).name) for g in games) == \
+        [("a0", "a.jsonl"), ("a1", "a.jsonl"), ("a2", "a.jsonl"), ("a3", "a.jsonl"), ("b1", "b.jsonl"),
+         ("shared", "b.jsonl")]
+    assert len(read_rows(wh, "seats")) == 3 * 6
