@@ -539,6 +539,11 @@ class Warehouse:
             raise
         self.commit(message, extra, serialize=serialize)
 
+    def threads(self, n: int | None) -> None:
+        """Let DuckDB use ``n`` threads on this connection (None: its default, one a core)."""
+        assert self.con is not None
+        self.con.execute("RESET threads" if n is None else f"SET threads = {int(n)}")
+
     def head(self) -> int | None:
         """The latest snapshot id committed to an embedded (SQLite) catalog, read outside any
         transaction (None for a PostgreSQL catalog). A transaction that began before the head moved
