@@ -157,7 +157,7 @@ class Segment:
 
 
 class FileStage:
-    """One input file's replayed rows, cut into :class:`Segment`\\ s as its chunks come back in
+    """One input file's replayed rows, cut into segments (:class:`Segment`) as its chunks come back in
     order, and staged in the run's staging folder until the run has committed (for a commit
     redone after a conflict)."""
 
