@@ -101,8 +101,8 @@ class Index:
 
         :param tables: every table of consecutive lines of the file (a segment: ``ingest.run.Segment``;
             with ``variant``, ``month`` and ``_line``), lines in order.
-        :param origin: the chunk's file, from :meth:`begin`.
-        :param counts: the chunk's counts from the worker.
+        :param origin: the segment's file, from :meth:`begin`.
+        :param counts: the segment's counts from the workers.
         :returns: the tables to store (``variant`` and ``month`` kept; a ``duplicate_game`` reject
             goes in its game row's month) and the counts with duplicates moved.
         """
