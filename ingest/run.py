@@ -219,7 +219,6 @@ class _FileState:
     path: Path
     stats: FileStats
     stage: FileStage
-    counts: Counts = field(default_factory=Counts)
     chunks: int = 0
     done: int = 0
     read_done: bool = False
@@ -456,7 +455,6 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
                 seg = st.stage.add(res.tables, None, res.counts, nbytes)
             if seg is not None:
                 committer.put("segment", (st, seg))
-            st.counts.add(res.counts)
             running.add(res.counts)
             st.done += 1
             bar.update(task, completed=pos, counts=f"read {running.read}")  # the bar follows replay
@@ -574,6 +572,7 @@ class _Screen:
         self.end_file(st)
 
 
+_MOVED = "another writer committed while this run replayed"
 LIVE_QUEUE = 2
 """Segments the main thread may hand the live commit ahead of it (memory: about 2 × 120 MB)."""
 
@@ -633,6 +632,11 @@ class _Live:
             self.queue.put(None)
             self.thread.join()
 
+    def catalog_moved(self) -> bool:
+        """True when another writer committed into the embedded catalog since the transaction
+        began (:meth:`~ingest.warehouse.Warehouse.head`): it could no longer commit."""
+        return self.head is not None and self.wh.head() != self.head
+
     def give_up(self, why: str) -> None:
         """Roll the transaction back; :func:`_commit` then commits from the staged segments."""
         if self.open and not self.given_up:
@@ -673,8 +677,8 @@ class _Live:
             self.wh.begin()
             self.open = True
             self.screen = _Screen(self.wh, self.report)
-        elif self.head is not None and self.wh.head() != self.head:
-            self.give_up("another writer committed while this run replayed")
+        elif self.catalog_moved():
+            self.give_up(_MOVED)
             return
         assert self.screen is not None
         if step == "begin":
@@ -699,8 +703,8 @@ def _commit(wh: Warehouse, report: IngestReport, states: list[_FileState], run_r
     import duckdb
 
     with wh.commit_turn(say):
-        if live.ready and live.head is not None and wh.head() != live.head:
-            live.give_up("another writer committed while this run replayed")
+        if live.ready and live.catalog_moved():
+            live.give_up(_MOVED)
         use_live = live.ready
         end = time.monotonic() + BUSY_SECONDS
         while True:
