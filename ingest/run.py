@@ -592,7 +592,7 @@ class _Live:
         self.wh = wh
         self.report = report
         self.screen: _Screen | None = None
-        self.head: int | None = None
+        self.head: tuple[int, int, int] | None = None
         self.open = False  # a transaction holds what was inserted so far
         self.given_up = ""
         self.error: BaseException | None = None
@@ -637,6 +637,13 @@ class _Live:
         began (:meth:`~ingest.warehouse.Warehouse.head`): it could no longer commit."""
         return self.head is not None and self.wh.head() != self.head
 
+    def _moved_meanwhile(self) -> bool:
+        """:meth:`catalog_moved`, False when even that read fails (the step's error stands)."""
+        try:
+            return self.catalog_moved()
+        except Exception:  # noqa: BLE001
+            return False
+
     def give_up(self, why: str) -> None:
         """Roll the transaction back; :func:`_commit` then commits from the staged segments."""
         if self.open and not self.given_up:
@@ -658,6 +665,10 @@ class _Live:
 
                 if isinstance(e, duckdb.Error) and is_conflict(e):
                     self.give_up(f"the catalog reported a conflict: {e}")
+                elif isinstance(e, duckdb.Error) and self._moved_meanwhile():
+                    # e.g. `paipu compact` merged the files and deleted those this older snapshot
+                    # lists ("Cannot open file"): the transaction could not commit anyway
+                    self.give_up(f"{_MOVED} ({str(e).splitlines()[0] if str(e) else type(e).__name__})")
                 else:
                     self.error = e
             if step == "segment":

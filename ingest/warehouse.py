@@ -544,14 +544,17 @@ class Warehouse:
         assert self.con is not None
         self.con.execute("RESET threads" if n is None else f"SET threads = {int(n)}")
 
-    def head(self) -> int | None:
-        """The latest snapshot id committed to an embedded (SQLite) catalog, read outside any
-        transaction (None for a PostgreSQL catalog). A transaction that began before the head moved
-        cannot commit into SQLite any more (its read turned stale: "database is locked"):
-        ``ingest.run`` stops its live commit early when it sees that. Read through DuckDB's own
-        sqlite extension on a connection of its own: a second SQLite library in the process (the
-        standard library's sqlite3) would drop the other's locks on the WAL files when it closes
-        them (SQLite's POSIX-lock caveat), which crashed a writer with SIGBUS."""
+    def head(self) -> tuple[int, int, int] | None:
+        """Where an embedded (SQLite) catalog stands, read outside any transaction: ``(latest
+        snapshot id, snapshots kept, files scheduled for deletion)`` (None for a PostgreSQL
+        catalog). A transaction that began before another writer changed the catalog cannot commit
+        into SQLite any more (its read turned stale: "database is locked"): ``ingest.run`` stops its
+        live commit early when the head differs from the one it began at. A commit moves the
+        snapshot id; ``paipu compact``'s expiry and clean-up commit no snapshot, but change the
+        other two counts. Read through DuckDB's own sqlite extension on a connection of its own: a
+        second SQLite library in the process (the standard library's sqlite3) would drop the
+        other's locks on the WAL files when it closes them (SQLite's POSIX-lock caveat), which
+        crashed a writer with SIGBUS."""
         if not self.catalog.startswith("sqlite:"):
             return None
         if self._head is None:
@@ -560,7 +563,9 @@ class Warehouse:
             con.execute(f"LOAD {lit(extension_path('sqlite'))}")
             con.execute(f"ATTACH {lit(self.catalog[len('sqlite:'):])} AS meta (TYPE sqlite)")
             self._head = con
-        return self._head.sql("SELECT max(snapshot_id) FROM meta.ducklake_snapshot").fetchone()[0]
+        return self._head.sql("SELECT (SELECT max(snapshot_id) FROM meta.ducklake_snapshot), "
+                              "(SELECT count(*) FROM meta.ducklake_snapshot), "
+                              "(SELECT count(*) FROM meta.ducklake_files_scheduled_for_deletion)").fetchone()
 
     def commit_turn(self, say: Callable[[str], None] | None = None) -> Any:
         """:func:`commit_turn` of this warehouse (held in the name of this run)."""

@@ -91,3 +91,19 @@ def test_cli_compact(tmp_path):
     assert "data files →" in out and "snapshots expired" in out
     res = CliRunner().invoke(app, ["--warehouse", str(tmp_path / "logs")])
     assert res.exit_code == 2
+
+
+def test_the_head_sees_a_compaction_that_commits_no_snapshot(tmp_path):
+    """A compaction with nothing left to merge still writes the catalog — it expires snapshots and
+    cleans their files up — so a writer's transaction begun before it could no longer commit:
+    :meth:`Warehouse.head` moves though the latest snapshot id stays."""
+    srcs = logs(tmp_path / "logs")
+    wh = tmp_path / "wh"
+    one_run_per_file(srcs[:3], wh)
+    compact(wh, keep_days=7)  # merges; every snapshot stays
+    with Warehouse(wh, check_pseudonym=False) as w:
+        before = w.head()
+        got = compact(wh, keep_days=0)
+        after = w.head()
+    assert got["files_before"] == got["files_after"] and got["expired"] > 0  # nothing merged: no new snapshot
+    assert after[0] == before[0] and after[1] < before[1] and after != before

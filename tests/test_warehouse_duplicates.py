@@ -220,3 +220,44 @@ def test_a_commit_by_another_writer_during_the_replay_is_screened_against(tmp_pa
         [("a0", "a.jsonl"), ("a1", "a.jsonl"), ("a2", "a.jsonl"), ("a3", "a.jsonl"), ("b1", "b.jsonl"),
          ("shared", "b.jsonl")]
     assert len(read_rows(wh, "seats")) == 3 * 6
+
+
+def test_a_compaction_during_the_replay_is_screened_against(tmp_path, monkeypatch):
+    """``paipu compact`` merges the data files while this run's live transaction replays and
+    deletes the merged-away ones at once: the live transaction, still reading the older snapshot,
+    cannot open them. The catalog moved, so the run is redone from its staged segments in its
+    commit turn rather than dying (the regression of session 12), with the same rows as a run
+    alone."""
+    import subprocess
+    import sys
+
+    import ingest.run as run_mod
+
+    root = Path(__file__).resolve().parent.parent
+    wh, ref = tmp_path / "wh", tmp_path / "ref"
+    c = write(tmp_path / "c.jsonl", [rec(f"g{i}") for i in range(0, 6, 2)])
+    d = write(tmp_path / "d.jsonl", [rec(f"g{i}") for i in range(1, 6, 2)])
+    a = write(tmp_path / "a.jsonl", [rec("g0"), rec("g3"), rec("g6"), rec("g7")])
+    for w in (wh, ref):  # two runs: two data files of games over overlapping game_id ranges
+        run([c], w)
+        run([d], w)
+    monkeypatch.setattr(run_mod, "SEGMENT_BYTES", 1)
+    real = run_mod._Screen.segment
+    other: list[str] = []
+
+    def segment(self, seg):
+        if not other:  # the first segment: the replace of a's rows read the old snapshot already
+            p = subprocess.run([sys.executable, "-m", "paipu.cli", "compact", "--warehouse", str(wh)],
+                               cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True)
+            other.append(p.stdout + p.stderr if p.returncode else "ok")
+        return real(self, seg)
+
+    monkeypatch.setattr(run_mod._Screen, "segment", segment)
+    rep = ingest([a], wh, workers=1, progress=False, chunk_lines=2)
+    assert other == ["ok"]
+    assert rep.live_commit.startswith("redone from the staged rows: another writer committed while this run replayed")
+    assert rep.commit_attempts == 1
+    assert counts(rep) == (4, 2, 0, 0, 2)  # g0 and g3 are stored already
+    monkeypatch.undo()
+    run([a], ref)
+    assert snapshot(wh) == snapshot(ref)
