@@ -16,6 +16,7 @@ from rich.text import Text
 
 from analytics import queries as q
 from analytics.views import connect
+from ingest.warehouse import CatalogError
 from replay.progress import Meter
 from replay.record import terminal_text
 
@@ -190,7 +191,7 @@ def report_cmd(
 ) -> None:
     """Print the warehouse report: 胡率 win rate, 荒庄 draw rate, 自摸 / 点炮, 番型, 醒, 胡, 舵, players.
 
-    Exit status 2 when the warehouse folder does not exist.
+    Exit status 2 when the warehouse folder does not exist; 1 when its catalog cannot be opened.
     """
     if not warehouse.is_dir():
         raise typer.BadParameter(f"no warehouse folder at {warehouse}", param_hint="--warehouse")
@@ -198,6 +199,9 @@ def report_cmd(
         con = connect(warehouse)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--warehouse") from None
+    except CatalogError as e:
+        Console(stderr=True, highlight=False).print(Text(f"paipu report: {terminal_text(str(e))}", style="red"), soft_wrap=True)
+        raise typer.Exit(1) from None
     try:
         if as_json:
             sink = _Collect()

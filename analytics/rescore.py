@@ -38,6 +38,7 @@ from rich.table import Table
 from rich.text import Text
 
 from replay.progress import Meter
+from replay.record import terminal_text
 from replay.workers import process_pool
 
 CHUNK = 200
@@ -483,7 +484,8 @@ def rescore_cmd(
     """Re-settle the warehouse's valid logged games under ruleset B (scoring-only options: the same
     actions, replayed by the one engine) and print the paired differences A − B with 95% intervals.
 
-    Exit status 2 on a usage error (unknown variant or option, a play-changing option: use `paipu tune`).
+    Exit status 2 on a usage error (unknown variant or option, a play-changing option: use `paipu tune`);
+    1 when the warehouse cannot be read (its catalog cannot be opened).
     """
     console = Console(highlight=False)
     d0, d1 = _date(since, "--since"), _date(until, "--until")
@@ -495,6 +497,9 @@ def rescore_cmd(
     except ValueError as e:
         Console(stderr=True, highlight=False).print(Text(f"paipu rescore: {e}", style="red"), soft_wrap=True)
         raise typer.Exit(2)
+    except (RuntimeError, OSError) as e:  # the warehouse's catalog cannot be opened, a disk error
+        Console(stderr=True, highlight=False).print(Text(f"paipu rescore failed: {terminal_text(str(e))}", style="red"), soft_wrap=True)
+        raise typer.Exit(1) from None
     if as_json:
         print(json.dumps(to_json(res), ensure_ascii=False, indent=1))
     else:

@@ -39,6 +39,7 @@ from rich.text import Text
 
 from analytics import queries as q
 from replay.progress import Meter
+from replay.record import terminal_text
 from replay.workers import process_pool
 
 EXPERIMENTS = "_experiments"
@@ -334,7 +335,8 @@ def tune_cmd(
     """Duplicate play: the same N deals under ruleset A and ruleset B with the same bots, written
     into the warehouse as an experiment, then the paired differences with 95% intervals.
 
-    Exit status 2 on a usage error (unknown variant or option, A equal to B).
+    Exit status 2 on a usage error (unknown variant or option, A equal to B); 1 when the
+    warehouse cannot be written (its catalog cannot be opened or stays busy).
     """
     console = Console(highlight=False)
     try:
@@ -343,6 +345,9 @@ def tune_cmd(
     except ValueError as e:
         console.print(Text(f"paipu tune: {e}", style="red"))
         raise typer.Exit(2)
+    except (RuntimeError, OSError) as e:  # the warehouse's catalog cannot be opened or stays busy, a disk error
+        console.print(Text(f"paipu tune failed: {terminal_text(str(e))}", style="red"))
+        raise typer.Exit(1) from None
     print_result(res, console)
     if as_json is not None:
         as_json.write_text(json.dumps({"experiment": res.experiment, "variant": res.variant,

@@ -99,7 +99,7 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
     try:
         con = data.connect(wh, snapshot=snap)
     except Exception as e:  # no such snapshot, a time before the first one, not a DuckLake warehouse
-        console.print(_t(f"--as-of {as_of}: {e}", style="red"))
+        console.print(_t(f"--as-of {as_of}: {e}" if as_of is not None else str(e), style="red"))
         raise typer.Exit(1) from None
     if snap is not None:
         console.print(_t(f"as of {as_of}", style="dim"))

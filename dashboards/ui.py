@@ -24,6 +24,7 @@ from analytics import rescore
 from analytics.stats import Interval
 from dashboards import audit as audit_mod
 from dashboards import collusion, data, fairness, labels, players, search
+from ingest.warehouse import CatalogError
 
 TTL = 60  # seconds a query result may be stale after an ingest
 
@@ -64,7 +65,10 @@ class Ctx:
         if not p.is_dir():
             self.problem = f"数据仓库不存在 The warehouse folder does not exist: `{p}`"
             return
-        self.layout = data.layout(p)
+        try:
+            self.layout = data.layout(p)
+        except CatalogError as e:  # a damaged catalog.sqlite, an unreachable PostgreSQL
+            self.problem = f"数据仓库的目录打不开 The warehouse's catalog cannot be opened: {labels.text(e)}"
 
     @property
     def has_games(self) -> bool:

@@ -176,13 +176,18 @@ def snapshots_cmd(
     (its status and counts). `paipu audit GAME --as-of SNAPSHOT|TIME` reads the warehouse as it
     was at one of them.
 
-    Exit status 0; 2 for a usage error (not a DuckLake warehouse).
+    Exit status 0; 2 for a usage error (not a DuckLake warehouse); 1 when its catalog cannot be opened.
     """
-    from ingest.warehouse import catalog_of, snapshots
+    from ingest.warehouse import CatalogError, catalog_of, snapshots
 
     if catalog_of(warehouse) is None:
         raise typer.BadParameter(f"{warehouse} is not a DuckLake warehouse (no catalog)", param_hint="--warehouse")
-    snaps = snapshots(warehouse)
+    try:
+        snaps = snapshots(warehouse)
+    except CatalogError as e:
+        Console(stderr=True, highlight=False).print(Text(f"paipu snapshots: {terminal_text(str(e))}", style="red"),
+                                                    soft_wrap=True)
+        raise typer.Exit(1) from None
     if as_json:
         for s in snaps:
             typer.echo(json.dumps(s, ensure_ascii=False, default=str))

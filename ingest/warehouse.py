@@ -94,6 +94,12 @@ class WarehouseBusy(RuntimeError):
     """The catalog could not be opened or a commit kept conflicting (the message says which)."""
 
 
+class CatalogError(RuntimeError):
+    """A warehouse's catalog cannot be opened (a damaged or foreign ``catalog.sqlite``, an
+    unreachable PostgreSQL, a snapshot that does not exist): the message names the catalog, its
+    password masked, and DuckDB's reason. Raised by :func:`attach`; the commands print it and exit 1."""
+
+
 class WarehouseMismatch(RuntimeError):
     """The run's pseudonymization does not match what the warehouse already holds."""
 
@@ -169,7 +175,8 @@ def attach(con: duckdb.DuckDBPyConnection, root: Path, catalog: str, *, read_onl
 
     :param catalog: ``sqlite:<file>`` or ``postgres:<libpq keywords>`` (:func:`catalog_of`).
     :param snapshot: attach the warehouse as it was at this snapshot id or time (read-only).
-    :raises duckdb.Error: the catalog cannot be opened.
+    :raises CatalogError: the catalog cannot be opened (a conflict with another writer is raised
+        as DuckDB's own error, for :func:`retrying`).
     """
     kind = catalog.split(":", 1)[0]
     if kind not in ("sqlite", "postgres"):
@@ -185,7 +192,13 @@ def attach(con: duckdb.DuckDBPyConnection, root: Path, catalog: str, *, read_onl
         opts.append(f"SNAPSHOT_TIME {lit(snapshot.isoformat())}")
     elif snapshot is not None:
         opts.append(f"SNAPSHOT_VERSION {int(snapshot)}")
-    con.execute(f"ATTACH {lit('ducklake:' + catalog)} AS {ident(name)} ({', '.join(opts)})")
+    try:
+        con.execute(f"ATTACH {lit('ducklake:' + catalog)} AS {ident(name)} ({', '.join(opts)})")
+    except duckdb.Error as e:
+        if is_conflict(e):
+            raise
+        at = "" if snapshot is None else f" at snapshot {snapshot}"
+        raise CatalogError(shown_catalog(f"cannot open the catalog {catalog}{at}: {e}")) from None
 
 
 def lake_schema(table: str) -> pa.Schema:
@@ -361,7 +374,9 @@ class Warehouse:
                 # the first attach creates DuckLake's tables: a write, so it takes the turn
                 with self.commit_turn() if _sqlite_new(self.catalog) else nullcontext():
                     retrying(self._attach)
-            except duckdb.Error as e:  # unreachable server, no such database, bad keywords, …
+            except CatalogError as e:  # unreachable server, no such database, bad keywords, …
+                raise WarehouseBusy(str(e)) from None
+            except duckdb.Error as e:  # still conflicting after the retries
                 raise WarehouseBusy(shown_catalog(f"cannot open the catalog {self.catalog}: {e}")) from None
             if retrying(self._missing_tables):
                 with self.commit_turn():
@@ -388,7 +403,7 @@ class Warehouse:
         assert self.con is not None
         try:
             attach(self.con, self.root, self.catalog)
-        except duckdb.Error:
+        except (duckdb.Error, CatalogError):
             self.con.close()
             self._connect()
             raise

@@ -107,3 +107,34 @@ def test_an_ingest_and_a_compaction_side_by_side(wh):
         res = CliRunner().invoke(app, ["--warehouse", str(wh)])
         assert res.exit_code == 0, res.output
     assert len(read_rows(wh, "games")) == 1
+
+
+def test_a_damaged_catalog_is_a_clear_error_in_every_command(wh, tmp_path, monkeypatch):
+    """``catalog.sqlite`` overwritten with other bytes: every command that opens the warehouse
+    exits 1 with one line naming the catalog and SQLite's reason — no traceback — and the
+    dashboard says so instead of raising."""
+    from apptest_util import open_page, page_text
+    from paipu.cli import app
+
+    (wh / "catalog.sqlite").write_bytes(b"not a database, " * 64)
+    runner = CliRunner()
+    commands = {
+        "ingest": ["ingest", str(SHORT), "--warehouse", str(wh)],
+        "compact": ["compact", "--warehouse", str(wh)],
+        "snapshots": ["snapshots", "--warehouse", str(wh)],
+        "report": ["report", "--warehouse", str(wh)],
+        "audit": ["audit", "g1", "--warehouse", str(wh)],
+        "rescore": ["rescore", "--warehouse", str(wh), "--variant", "guilin", "--b", "zimo_bonus=double"],
+        "tune": ["tune", "--variant", "guilin", "--a", "", "--b", "xing_mode=fanxing", "--games", "2",
+                 "--warehouse", str(wh), "--experiments", str(tmp_path / "exp")],
+    }
+    for name, args in commands.items():
+        res = runner.invoke(app, args)
+        out = "".join(res.output.split())  # the console wraps lines, within words too
+        assert res.exit_code == 1, (name, res.output)
+        assert isinstance(res.exception, SystemExit), (name, res.exception)  # exited, did not raise
+        assert f"cannotopenthecatalogsqlite:{wh / 'catalog.sqlite'}" in out, (name, out)
+        assert "notadatabase" in out, (name, out)
+        assert "Traceback" not in res.output, name
+    at = open_page(monkeypatch, wh, "screens/overview.py")
+    assert "The warehouse's catalog cannot be opened" in page_text(at) and "not a database" in page_text(at)
