@@ -584,8 +584,9 @@ class _Live:
     the run's transaction, which it opens at its first step; :func:`_commit` commits it. The
     transaction is given up (rolled back; the rows stay staged and the commit is redone from them)
     when another writer commits into the embedded catalog meanwhile (its SQLite read has turned
-    stale, so it could not commit: :meth:`~ingest.warehouse.Warehouse.head`) or the catalog
-    reports a conflict. DuckDB releases the GIL while it inserts, so the main thread keeps the
+    stale, so it could not commit: :meth:`~ingest.warehouse.Warehouse.head`), the catalog
+    reports a conflict, or a step meets an I/O error (a compaction deleted files its snapshot
+    lists). DuckDB releases the GIL while it inserts, so the main thread keeps the
     workers fed."""
 
     def __init__(self, wh: Warehouse, report: IngestReport) -> None:
@@ -665,10 +666,12 @@ class _Live:
 
                 if isinstance(e, duckdb.Error) and is_conflict(e):
                     self.give_up(f"the catalog reported a conflict: {e}")
-                elif isinstance(e, duckdb.Error) and self._moved_meanwhile():
+                elif isinstance(e, duckdb.Error) and (self._moved_meanwhile() or isinstance(e, duckdb.IOException)):
                     # e.g. `paipu compact` merged the files and deleted those this older snapshot
-                    # lists ("Cannot open file"): the transaction could not commit anyway
-                    self.give_up(f"{_MOVED} ({str(e).splitlines()[0] if str(e) else type(e).__name__})")
+                    # lists ("Cannot open file"): the redo reads the new snapshot (and meets a
+                    # lasting I/O error again, where it fails the run with it)
+                    why = _MOVED if self._moved_meanwhile() else "a data file its snapshot lists could not be read"
+                    self.give_up(f"{why} ({str(e).splitlines()[0] if str(e) else type(e).__name__})")
                 else:
                     self.error = e
             if step == "segment":

@@ -10,6 +10,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from ingest.run import ingest
 from ingest.warehouse import read_rows
 
@@ -222,12 +224,13 @@ def test_a_commit_by_another_writer_during_the_replay_is_screened_against(tmp_pa
     assert len(read_rows(wh, "seats")) == 3 * 6
 
 
-def test_a_compaction_during_the_replay_is_screened_against(tmp_path, monkeypatch):
+@pytest.mark.parametrize("catalog", ["sqlite", "postgres"])
+def test_a_compaction_during_the_replay_is_screened_against(tmp_path, monkeypatch, request, catalog):
     """``paipu compact`` merges the data files while this run's live transaction replays and
     deletes the merged-away ones at once: the live transaction, still reading the older snapshot,
-    cannot open them. The catalog moved, so the run is redone from its staged segments in its
+    cannot open them ("Cannot open file"). The run is redone from its staged segments in its
     commit turn rather than dying (the regression of session 12), with the same rows as a run
-    alone."""
+    alone — in the embedded catalog (which has moved) and in PostgreSQL (a real server)."""
     import subprocess
     import sys
 
@@ -235,11 +238,12 @@ def test_a_compaction_during_the_replay_is_screened_against(tmp_path, monkeypatc
 
     root = Path(__file__).resolve().parent.parent
     wh, ref = tmp_path / "wh", tmp_path / "ref"
+    pg = request.getfixturevalue("pg_catalog") if catalog == "postgres" else None
     c = write(tmp_path / "c.jsonl", [rec(f"g{i}") for i in range(0, 6, 2)])
     d = write(tmp_path / "d.jsonl", [rec(f"g{i}") for i in range(1, 6, 2)])
     a = write(tmp_path / "a.jsonl", [rec("g0"), rec("g3"), rec("g6"), rec("g7")])
-    for w in (wh, ref):  # two runs: two data files of games over overlapping game_id ranges
-        run([c], w)
+    for w, cat in ((wh, pg), (ref, None)):  # two runs: two data files of games over overlapping game_id ranges
+        ingest([c], w, workers=1, progress=False, catalog=cat)
         run([d], w)
     monkeypatch.setattr(run_mod, "SEGMENT_BYTES", 1)
     real = run_mod._Screen.segment
@@ -255,7 +259,10 @@ def test_a_compaction_during_the_replay_is_screened_against(tmp_path, monkeypatc
     monkeypatch.setattr(run_mod._Screen, "segment", segment)
     rep = ingest([a], wh, workers=1, progress=False, chunk_lines=2)
     assert other == ["ok"]
-    assert rep.live_commit.startswith("redone from the staged rows: another writer committed while this run replayed")
+    assert rep.live_commit.startswith("redone from the staged rows: " + (
+        "another writer committed while this run replayed" if catalog == "sqlite"
+        else "a data file its snapshot lists could not be read"))
+    assert "Cannot open file" in rep.live_commit
     assert rep.commit_attempts == 1
     assert counts(rep) == (4, 2, 0, 0, 2)  # g0 and g3 are stored already
     monkeypatch.undo()
