@@ -291,7 +291,7 @@ def compare(pairs: Iterable[Pair]) -> pl.DataFrame:
 
 def load(con: Any, variant: str, *, ruleset: str | None = None, since: date | None = None,
          until: date | None = None, players: int | None = None, limit: int | None = None) -> list[tuple[str, str]]:
-    """``(ruleset_id, raw line)`` (``games.record_json``) of the warehouse's valid games of
+    """``(ruleset_id, line)`` (``games.record_json`` :func:`as_judged`) of the warehouse's valid games of
     ``variant`` outside experiments, filtered by ``ruleset`` (a ruleset_id), ``since``/``until`` (UTC dates of
     ``started_at``, both inclusive; a game without ``started_at`` is left out when either is set)
     and ``players`` (seats at the table); in ``game_id`` order. ``limit``: only the latest that many
@@ -314,12 +314,22 @@ def load(con: Any, variant: str, *, ruleset: str | None = None, since: date | No
         p["players"] = players
     cur = con.cursor()
     try:
-        sql = f"SELECT ruleset_id, record_json, game_id FROM games WHERE {' AND '.join(conds)}"
+        sql = f"SELECT ruleset_id, record_json, game_id, rules_json FROM games WHERE {' AND '.join(conds)}"
         if limit is not None:
             sql = f"SELECT * FROM ({sql} ORDER BY started_at DESC NULLS LAST, game_id DESC LIMIT {int(limit)})"
-        return [(r[0], r[1]) for r in cur.execute(f"{sql} ORDER BY game_id", p).fetchall()]
+        return [(r[0], as_judged(r[1], r[3])) for r in cur.execute(f"{sql} ORDER BY game_id", p).fetchall()]
     finally:
         cur.close()
+
+
+def as_judged(line: str, rules_json: str | None) -> str:
+    """A stored line as the ingest judged it: a record without a ``rules`` object gets the rule
+    values it was played under (``games.rules_json``: the defaults, or the ingest's ``--rules``)."""
+    if rules_json is None or '"rules"' in line and "rules" in json.loads(line):
+        return line
+    obj = json.loads(line)
+    obj["rules"] = json.loads(rules_json)
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass

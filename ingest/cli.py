@@ -15,6 +15,7 @@ from rich.text import Text
 from ingest.reader import MAX_LINE_BYTES
 from ingest.run import ENGINES, IngestReport, ingest
 from ingest.warehouse import WarehouseBusy, WarehouseMismatch
+from replay.cli import rules_option, rules_text
 from replay.record import terminal_text
 
 
@@ -58,6 +59,9 @@ def print_report(report: IngestReport, console: Console) -> None:
                   f"({tot.read / secs:,.0f} lines/s, {report.workers} workers on {report.engine}, "
                   f"engine {report.engine_version}{', player ids pseudonymized' if report.pseudonymized else ''}); "
                   f"rows written: " + ", ".join(f"{k} {v}" for k, v in sorted(report.rows.items())), highlight=False)
+    if report.default_rules:
+        console.print(f"{tot.defaulted} of {tot.valid + tot.invalid} games carried no `rules` and were played under "
+                      f"--rules {rules_text(report.default_rules)}", highlight=False, markup=False)
     if report.skipped:
         console.print(f"skipped {len(report.skipped)} files without a .jsonl/.jsonl.gz/.jsonl.zst suffix", highlight=False)
 
@@ -85,6 +89,9 @@ def ingest_cmd(
                                        help="DuckLake catalog in PostgreSQL (libpq keywords: 'dbname=paipu "
                                             "host=db port=5432'), for ingests on several machines into one "
                                             "warehouse; default: the embedded SQLite catalog in the folder."),
+    rules: str | None = typer.Option(None, "--rules", metavar="OPT=VAL[,OPT=VAL…]",
+                                     help="Rule options for records that carry no `rules` object (a record's own "
+                                          "`rules` wins); each applies to every variant that has it."),
 ) -> None:
     """Replay game logs and write the Parquet warehouse (games, seats, actions, melds, xing, rejects).
 
@@ -119,11 +126,12 @@ def ingest_cmd(
             raise typer.BadParameter(f"cannot read the salt file: {e}", param_hint="--pseudonymize") from None
         if len(salt.strip()) < 16:
             raise typer.BadParameter("the salt file must hold at least 16 bytes", param_hint="--pseudonymize")
+    defaults = rules_option(rules)
     console = Console()
     try:
         report = ingest(paths, warehouse, workers=workers or None, progress=True, max_line_bytes=max_line_bytes,
                         console=Console(stderr=True), pseudonym_salt=salt, engine=engine, scheduler=scheduler,
-                        catalog=catalog)
+                        catalog=catalog, defaults=defaults)
     except (WarehouseBusy, WarehouseMismatch) as e:
         console.print(f"[red]{escape(terminal_text(str(e)))}[/red]", highlight=False)
         raise typer.Exit(1) from None

@@ -106,7 +106,7 @@ class Index:
         :returns: the tables to store (``variant`` and ``month`` kept; a ``duplicate_game`` reject
             goes in its game row's month) and the counts with duplicates moved.
         """
-        out = Counts(counts.valid, counts.invalid, counts.rejected, counts.duplicate)
+        out = Counts(counts.valid, counts.invalid, counts.rejected, counts.duplicate, counts.defaulted)
         drop: set[int] = set()
         conflicts: list[tuple[int, str]] = []  # (row in games, message)
         games = tables.get("games")

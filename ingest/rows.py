@@ -32,6 +32,7 @@ process uses to drop the rows of duplicate lines; it is never written.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -200,6 +201,7 @@ class Counts:
     invalid: int = 0
     rejected: int = 0
     duplicate: int = 0
+    defaulted: int = 0  # games without a ``rules`` object played under the run's ``--rules`` (not a status)
 
     @property
     def read(self) -> int:
@@ -212,6 +214,7 @@ class Counts:
         self.invalid += other.invalid
         self.rejected += other.rejected
         self.duplicate += other.duplicate
+        self.defaulted += other.defaulted
 
 
 class _Run(NamedTuple):
@@ -322,6 +325,8 @@ class Batch:
             self.counts.valid += 1
         else:
             self.counts.invalid += 1
+        if out.defaulted:
+            self.counts.defaulted += 1
         variant = rec.variant
         gid = rec.game_id
         started = parse_started_at(rec.started_at)
@@ -350,7 +355,7 @@ class Batch:
         record_json = (ps.line(obj) if ps is not None and obj is not None else raw).decode("utf-8", "surrogatepass")
         self._row("games", dict(
             game_id=gid, variant=variant, ruleset_id=rid,
-            rules_json=_rules_json(out.ruleset) if out.ruleset is not None else _json(rec.rules),
+            rules_json=_rules_json(out.ruleset) if out.ruleset is not None else _json(None if rec.rules is msgspec.UNSET else rec.rules),
             engine_version=v.engine_version, record_sha256=v.record_sha256, source_file=utf8_text(source_file),
             source_line=line_no, started_at=started, table_id=rec.table_id,
             round=rec.round, stake=rec.stake, n_seats=len(rec.seats), dealer=rec.dealer, valid=v.valid,
@@ -557,16 +562,20 @@ _ARROW_ERRORS = (pa.ArrowException, OverflowError, UnicodeError, TypeError, Valu
 
 
 def process_chunk(file_index: int, chunk_index: int, lines: list[Line], ingested_at: datetime,
-                  pseudonym_salt: bytes | None = None) -> ChunkResult:
+                  pseudonym_salt: bytes | None = None, defaults: dict[str, dict[str, Any]] | None = None) -> ChunkResult:
     """Replay ``lines`` (all from one file) and build their rows. Runs in a worker process.
 
     When the chunk's rows do not convert to Arrow (a value no check above caught), the chunk is
     rebuilt line by line and each line whose rows fail is a reject ``engine_error`` /
     ``paipu.rows`` instead.
 
+    :param defaults: rule overrides by variant for records without ``rules`` (``--rules``).
     :returns: a :class:`ChunkResult` with ``counts.read == len(lines)``.
     """
     from replay.replayer import replay_line  # imported here: workers import the engine once, lazily
+
+    if defaults:
+        replay_line = functools.partial(replay_line, defaults=defaults)
 
     ps = Pseudonymizer(pseudonym_salt) if pseudonym_salt is not None else None
     batch = Batch(ingested_at, ps)

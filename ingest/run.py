@@ -64,6 +64,7 @@ class FileReport:
     duplicate: int = 0
     oversize: int = 0
     error: str | None = None
+    defaulted: int = 0
 
     @property
     def read(self) -> int:
@@ -98,6 +99,7 @@ class IngestReport:
     recovered: list[str] = field(default_factory=list)
     commit_attempts: int = 0
     live_commit: str = ""
+    default_rules: dict[str, dict[str, Any]] | None = None
 
     def total(self) -> FileReport:
         """The sum over files, as a :class:`FileReport` with ``path`` ``"(total)"``."""
@@ -110,6 +112,7 @@ class IngestReport:
             t.rejected += f.rejected
             t.duplicate += f.duplicate
             t.oversize += f.oversize
+            t.defaulted += f.defaulted
         return t
 
     @property
@@ -251,13 +254,14 @@ class StagedChunk:
 
 
 def stage_chunk(file_index: int, chunk_index: int, lines: list[Line], ingested_at: datetime,
-                pseudonym_salt: bytes | None, staging: str) -> StagedChunk:
+                pseudonym_salt: bytes | None, staging: str,
+                defaults: dict[str, dict[str, Any]] | None = None) -> StagedChunk:
     """Run on a Dask worker: :func:`~ingest.rows.process_chunk`, then each of its tables written as
     one staged part ``<staging>/f<file>.c<chunk>.<table>.arrow`` (:func:`~ingest.warehouse.write_part`:
     a worker killed mid-write leaves no part, and a chunk the scheduler runs again after a worker
     died rewrites the same name). ``staging`` must be reachable by the worker: the warehouse folder
     on shared storage for a cluster of several machines."""
-    res = process_chunk(file_index, chunk_index, lines, ingested_at, pseudonym_salt)
+    res = process_chunk(file_index, chunk_index, lines, ingested_at, pseudonym_salt, defaults)
     parts = {}
     for table, t in res.tables.items():
         if t.num_rows == 0:
@@ -327,7 +331,8 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
            progress: bool = True, *, max_line_bytes: int = MAX_LINE_BYTES, chunk_lines: int = CHUNK_LINES,
            min_pool_bytes: int = MIN_POOL_BYTES, console: Console | None = None,
            pseudonym_salt: bytes | None = None, engine: str = "process",
-           scheduler: str | None = None, catalog: str | None = None) -> IngestReport:
+           scheduler: str | None = None, catalog: str | None = None,
+           defaults: dict[str, dict[str, Any]] | None = None) -> IngestReport:
     """Replay every line of ``paths`` and commit the results to the warehouse in one transaction.
 
     Two phases: the lines are replayed (in a pool or on Dask) and their rows staged (Arrow IPC) in
@@ -352,6 +357,8 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
         address, or a local cluster of ``workers`` processes when None). Both give the same rows.
     :param catalog: ``postgres:<libpq keywords>`` for a PostgreSQL catalog; None for the
         warehouse's own (embedded SQLite ``DIR/catalog.sqlite`` unless it was made with one).
+    :param defaults: rule overrides by variant for records without a ``rules`` object
+        (``--rules``, :func:`replay.variants.default_rules`); ``FileReport.defaulted`` counts them.
     :returns: an :class:`IngestReport` with per-file and total counts.
     :raises FileNotFoundError: a path does not exist.
     :raises ValueError: an unknown engine, or a salt shorter than 16 bytes.
@@ -371,7 +378,8 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
     started = datetime.now(timezone.utc)
     run_id = started.strftime("%Y%m%dT%H%M%S%fZ") + f"-{os.getpid()}"
     report = IngestReport(run_id, str(Path(warehouse_dir).absolute()), started, started, workers, ENGINE_VERSION,
-                          engine=engine, pseudonymized=pseudonymizer is not None, skipped=[str(p) for p in skipped])
+                          engine=engine, pseudonymized=pseudonymizer is not None, skipped=[str(p) for p in skipped],
+                          default_rules=defaults)
 
     def size(p: Path) -> int:
         try:
@@ -465,12 +473,12 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
             st.chunks += 1
             pos = seen_bytes + st.stats.bytes_in
             if pool is None:
-                handle(process_chunk(fi, ci, lines, started, salt), pos, nbytes)
+                handle(process_chunk(fi, ci, lines, started, salt, defaults), pos, nbytes)
                 return
             if engine == "dask":
-                fut = pool.submit(stage_chunk, fi, ci, lines, started, salt, str(wh.staging))
+                fut = pool.submit(stage_chunk, fi, ci, lines, started, salt, str(wh.staging), defaults)
             else:
-                fut = pool.submit(process_chunk, fi, ci, lines, started, salt)
+                fut = pool.submit(process_chunk, fi, ci, lines, started, salt, defaults)
             pending.append((fut, pos, nbytes))
             while len(pending) > window:  # bounded: memory stays flat on big inputs
                 fut, at, n = pending.popleft()
@@ -562,7 +570,7 @@ class _Screen:
         """The file's :class:`FileReport`, with its screened counts."""
         c, s = self.counts, st.stats
         self.report.files.append(FileReport(str(st.path), s.content_sha256, s.lines, s.blank, c.valid, c.invalid,
-                                            c.rejected, c.duplicate, s.oversize, s.error))
+                                            c.rejected, c.duplicate, s.oversize, s.error, c.defaulted))
 
     def file(self, st: _FileState) -> None:
         """A whole file from its staged segments."""

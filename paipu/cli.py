@@ -142,6 +142,8 @@ try:
     _command("tune")(tune_cmd)
     from analytics.rescore import rescore_cmd
     _command("rescore")(rescore_cmd)
+    from analytics.fit import fit_cmd
+    _command("fit")(fit_cmd)
 except ImportError:  # pragma: no cover
     pass
 try:

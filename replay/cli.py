@@ -8,6 +8,7 @@ usage errors are 2 as well).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -23,6 +24,26 @@ from replay.progress import Meter
 from replay.record import Verdict, VerdictError, sha256_hex, terminal_text, utf8_text
 from replay.replayer import replay_line
 from replay.workers import process_pool
+
+
+def rules_option(text: str | None, variant: str | None = None) -> dict[str, dict] | None:
+    """``--rules`` as overrides by variant (:func:`replay.variants.default_rules`); a bad option
+    or value is a usage error (exit 2) naming it."""
+    from replay.variants import default_rules
+
+    try:
+        return default_rules(text, variant)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--rules") from None
+
+
+def rules_text(defaults: dict[str, dict]) -> str:
+    """Overrides by variant as one ``--rules`` text (``k=v,…``; an option of several variants once)."""
+    seen: dict[str, object] = {}
+    for overrides in defaults.values():
+        for k, v in overrides.items():
+            seen.setdefault(k, v)
+    return ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in seen.items())
 
 
 def _read_deals(path: Path, spec: variants.VariantSpec) -> list[dict[str, Any]]:
@@ -83,6 +104,9 @@ def validate_cmd(
                                  "(valid, invalid, rejected, duplicate), source_file and source_line (and `explain` "
                                  "for a disputed settlement); no totals"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="print only invalid and rejected lines and the totals"),
+    rules: Optional[str] = typer.Option(None, "--rules", metavar="OPT=VAL[,OPT=VAL…]",
+                                        help="rule options for records that carry no `rules` object (a record's own "
+                                             "`rules` wins); each applies to every variant that has it"),
 ) -> None:
     """Replay every game and print one verdict per line, then the totals: lines = blank + read, read = valid +
     invalid + rejected + duplicate (the reader and the accounting of `paipu ingest`: the same codes, the same
@@ -91,6 +115,8 @@ def validate_cmd(
     from ingest.reader import FileStats, find_inputs, read_lines
     from ingest.rows import Counts, judge_line
 
+    defaults = rules_option(rules)
+    replay = functools.partial(replay_line, defaults=defaults) if defaults else replay_line
     try:
         inputs, skipped = find_inputs(files)
     except FileNotFoundError as e:
@@ -114,9 +140,11 @@ def validate_cmd(
             counts = Counts()
             pos = 0
             for line in read_lines(f, stats=st):
-                judged = judge_line(line, replay_line, keep_obj=False)
+                judged = judge_line(line, replay, keep_obj=False)
                 status, verdict, res = _account(index, origin, line, judged)
                 setattr(counts, status, getattr(counts, status) + 1)
+                if res is not None and res.defaulted:
+                    counts.defaulted += 1
                 meter.advance(st.bytes_in - pos, 1)
                 pos = st.bytes_in
                 if as_json:
@@ -136,6 +164,9 @@ def validate_cmd(
         out.write(f"{len(inputs)} file{'s' * (len(inputs) != 1)}, {lines} lines = {blank} blank + read {total.read}: "
                   f"{total.valid} valid, {total.invalid} invalid, {total.rejected} rejected, "
                   f"{total.duplicate} duplicate\n")
+        if defaults:
+            out.write(f"{total.defaulted} of {total.valid + total.invalid} games carried no `rules` and were played "
+                      f"under --rules {rules_text(defaults)}\n")
     raise typer.Exit(1 if total.invalid or total.rejected else 0)
 
 

@@ -99,7 +99,7 @@ class Record(Struct, gc=False):
     dealer: Seat
     deal: Deal
     actions: list[Event]
-    rules: dict[str, Any] = {}
+    rules: dict[str, Any] | UnsetType = UNSET  # absent: the defaults (spec §7), or a run's --rules
     started_at: str | None = None
     table_id: str | None = None
     round: int | None = None

@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import msgspec
+from msgspec import UNSET
 
 from replay import ENGINE_VERSION, variants
 from replay.errors import RuleViolation, UnknownCard
@@ -34,6 +35,8 @@ class ReplayOutcome:
     :param state: the engine state after the last applied event (None when replay did not start).
     :param facts: variant-neutral facts for the warehouse (``GameState.facts()``), None when
         replay did not finish.
+    :param defaulted: the record has no ``rules`` object and was played under the run's default
+        rules (``--rules``) for its variant.
     """
 
     verdict: Verdict
@@ -42,6 +45,7 @@ class ReplayOutcome:
     state: Any = None
     facts: dict[str, Any] | None = None
     raw: bytes = b""
+    defaulted: bool = False
 
     @property
     def is_record(self) -> bool:
@@ -168,12 +172,15 @@ def check_act(spec: variants.VariantSpec, ev: Any, step: int) -> None:
 
 
 def replay_record(rec: Record, raw: bytes = b"", *, stop_after: int | None = None,
-                  sha: str | None = None) -> ReplayOutcome:
+                  sha: str | None = None, defaults: Mapping[str, Mapping[str, Any]] | None = None) -> ReplayOutcome:
     """Replay a decoded record.
 
     :param stop_after: replay only events ``0..stop_after`` (audit view); no end checks then.
     :param sha: ``sha256_hex(raw)`` when the caller has it already (:func:`replay_line`), so a
         line is hashed once.
+    :param defaults: rule overrides by variant for a record without a ``rules`` object (a
+        server's logs need not spell out its ruleset: ``--rules``); a record's own ``rules``,
+        even ``{}``, wins.
     :returns: :class:`ReplayOutcome`; never raises for bad content.
     """
     if sha is None:
@@ -192,8 +199,12 @@ def replay_record(rec: Record, raw: bytes = b"", *, stop_after: int | None = Non
         return ReplayOutcome(verdict([RuleViolation("unknown_variant", "paipu.variant", why)], None, None), rec, raw=raw)
     errors: list[RuleViolation] = []
     ruleset = None
+    rules = rec.rules
+    defaulted = rules is UNSET and defaults is not None and spec.id in defaults
+    if rules is UNSET:
+        rules = defaults.get(spec.id) if defaults is not None else None
     try:
-        ruleset = make_ruleset(spec.id, spec.options, rec.rules)
+        ruleset = make_ruleset(spec.id, spec.options, rules)
     except RuleViolation as e:
         errors.append(e)
     errors += _record_checks(rec, spec)
@@ -202,7 +213,8 @@ def replay_record(rec: Record, raw: bytes = b"", *, stop_after: int | None = Non
                                     f"the record has {len(rec.seats)} seats but rule option `players` is "
                                     f"{ruleset['players']} (set \"rules\": {{\"players\": {len(rec.seats)}}})"))
     if errors or ruleset is None:
-        return ReplayOutcome(verdict(errors, None, ruleset.id if ruleset else None), rec, ruleset, raw=raw)
+        return ReplayOutcome(verdict(errors, None, ruleset.id if ruleset else None), rec, ruleset, raw=raw,
+                             defaulted=defaulted)
     assert spec.state is not None
     state = spec.state(rec, ruleset)
     last = len(rec.actions) if stop_after is None else min(stop_after + 1, len(rec.actions))
@@ -220,24 +232,27 @@ def replay_record(rec: Record, raw: bytes = b"", *, stop_after: int | None = Non
                 e.step = step
                 raise
         if stop_after is not None:
-            return ReplayOutcome(verdict([], None, ruleset.id), rec, ruleset, state, raw=raw)
+            return ReplayOutcome(verdict([], None, ruleset.id), rec, ruleset, state, raw=raw, defaulted=defaulted)
         state.finish(len(rec.actions))
     except RuleViolation as e:
         if e.step is None:
             e.step = len(rec.actions)
-        return ReplayOutcome(verdict([e], None, ruleset.id), rec, ruleset, state, raw=raw)
+        return ReplayOutcome(verdict([e], None, ruleset.id), rec, ruleset, state, raw=raw, defaulted=defaulted)
     computed = state.result()
     if rec.result is not None:
         errors += _compare_result(rec.result, computed, max(len(rec.actions) - 1, 0), spec.deck)
-    return ReplayOutcome(verdict(errors, computed, ruleset.id), rec, ruleset, state, state.facts(), raw=raw)
+    return ReplayOutcome(verdict(errors, computed, ruleset.id), rec, ruleset, state, state.facts(), raw=raw,
+                         defaulted=defaulted)
 
 
-def replay_line(raw: bytes | str, obj: dict[str, Any] | Record | None = None) -> ReplayOutcome:
+def replay_line(raw: bytes | str, obj: dict[str, Any] | Record | None = None,
+                defaults: Mapping[str, Mapping[str, Any]] | None = None) -> ReplayOutcome:
     """Decode and replay one JSON line (spec §1, §6).
 
     :param obj: the line as :func:`replay.record.parse_object` already gave it (the ingest parses
         each line once), or its :class:`~replay.record.Record` when
         :func:`~replay.record.canonical_record` gave one; None to decode ``raw`` here.
+    :param defaults: rule overrides by variant for a record without ``rules`` (:func:`replay_record`).
     :returns: a :class:`ReplayOutcome`; a line that is not a record gets a
         verdict with ``bad_json`` or ``schema`` and ``record`` None. Never raises
         for bad content.
@@ -259,4 +274,4 @@ def replay_line(raw: bytes | str, obj: dict[str, Any] | Record | None = None) ->
         v = Verdict(game_id=gid, valid=False, errors=[_err(e)], computed=None, ruleset_id=None,
                     engine_version=ENGINE_VERSION, record_sha256=sha)
         return ReplayOutcome(v, raw=raw)
-    return replay_record(rec, raw, sha=sha)
+    return replay_record(rec, raw, sha=sha, defaults=defaults)

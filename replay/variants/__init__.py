@@ -98,3 +98,31 @@ ALL_ACTS = frozenset().union(*(v.acts for v in VARIANTS.values()))
 def get(variant_id: str) -> VariantSpec:
     """The spec of ``variant_id``. :raises KeyError: not a paipu/1 id."""
     return VARIANTS[variant_id]
+
+
+def default_rules(text: str | None, variant: str | None = None) -> dict[str, dict[str, Any]] | None:
+    """``--rules OPT=VAL[,…]``: the overrides, by variant, for records that carry no ``rules``
+    object (a server's logs need not spell out its ruleset). Each option applies to every variant
+    that has it (``variant`` alone when given), its value read against that variant's allowed values.
+
+    :returns: None for no text; else ``{variant: overrides}`` for every variant some option applies to.
+    :raises ValueError: an option no variant (or not ``variant``) has, or a value one of them does not allow.
+    """
+    from replay.options import parse_overrides
+
+    if text is None:
+        return None
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not parts:
+        return None
+    specs = [get(variant)] if variant is not None else [v for v in VARIANTS.values() if v.implemented]
+    out: dict[str, dict[str, Any]] = {}
+    for part in parts:
+        name = part.partition("=")[0]
+        having = [s for s in specs if any(o.name == name for o in s.options)]
+        if not having:
+            where = f"variant {variant}" if variant is not None else "any variant"
+            raise ValueError(f"unknown option {name!r} for {where}")
+        for s in having:
+            out.setdefault(s.id, {}).update(parse_overrides(part, s.options))
+    return out

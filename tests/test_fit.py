@@ -1,0 +1,192 @@
+"""`paipu fit` and `--rules` defaults: logs that carry no `rules` object, judged under the ruleset a
+server plays; fit finds that ruleset from the games alone (analytics/fit.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import msgspec
+import pytest
+from typer.testing import CliRunner
+
+from analytics.fit import fit
+from paipu.cli import app
+from replay.replayer import replay_line
+from replay.simulator import simulate
+from replay.variants import VARIANTS, default_rules
+
+runner = CliRunner()
+IMPLEMENTED = sorted(v.id for v in VARIANTS.values() if v.implemented)
+
+
+def _stripped(records) -> list[bytes]:
+    """The records as a server that never writes `rules` would log them."""
+    out = []
+    for r in records:
+        obj = msgspec.to_builtins(r)
+        obj.pop("rules", None)
+        out.append(msgspec.json.encode(obj))
+    return out
+
+
+def _ruleset(variant: str) -> dict:
+    """A random ruleset of `variant` with at least three options away from their defaults (seeded
+    by the variant's name, so every run tests the same one)."""
+    rng = random.Random(variant)
+    opts = [o for o in VARIANTS[variant].options if len(o.allowed) > 1]
+    while True:
+        r = {o.name: rng.choice(o.allowed) for o in opts}
+        if sum(r[o.name] != o.default for o in opts) >= min(3, len(opts)):
+            return r
+
+
+def _valid(lines: list[bytes], rules: dict) -> int:
+    """Games valid with `rules` written into each record: the engine's plain verdict, no fit."""
+    n = 0
+    for raw in lines:
+        obj = msgspec.json.decode(raw)
+        obj["rules"] = rules
+        n += replay_line(msgspec.json.encode(obj)).verdict.valid
+    return n
+
+
+@pytest.mark.parametrize("variant", IMPLEMENTED)
+def test_fit_recovers_the_ruleset_the_games_were_played_under(variant):
+    rules = _ruleset(variant)
+    lines = _stripped(simulate(variant, 60, 7, rules=rules))
+    assert _valid(lines, rules) == 60
+    res = fit(lines, variant)
+    assert res.valid_found == 60
+    by_name = {o.name: o for o in res.options}
+    determined = 0
+    for o in VARIANTS[variant].options:
+        if len(o.allowed) < 2:
+            continue
+        # the games tell an option's value apart when another value (the rest as played) loses one
+        told = any(_valid(lines, {**rules, o.name: v}) < 60 for v in o.allowed if v != rules[o.name])
+        got = by_name[o.name]
+        if told:
+            assert (got.status, got.value) == ("determined", rules[o.name]), o.name
+            determined += 1
+        else:
+            assert got.status == "undetermined", o.name
+    assert determined >= 2  # the games decide something: a fit that found nothing would fail here
+
+
+def test_planted_settlement_faults_are_one_suspected_server_fault_class_each():
+    rules = {"tuo_step": 3, "zimo_bonus": "double"}
+    recs = [msgspec.to_builtins(r) for r in simulate("guilin", 80, 11, rules=rules)]
+    wins = [i for i, r in enumerate(recs) if r["result"]["outcome"] == "win"]
+    for i in wins[:2]:
+        recs[i]["result"]["points"] += 7
+    for i in wins[2:5]:
+        r = recs[i]["result"]
+        r["winner"] = (r["winner"] + 1) % 3
+    lines = _stripped(recs)
+    res = fit(lines, "guilin")
+    assert res.ruleset == rules
+    assert res.valid_found == 75
+    classes = {(f.code, f.field): f for f in res.faults}
+    assert set(classes) == {("result_mismatch", "points"), ("result_mismatch", "winner")}
+    assert classes["result_mismatch", "points"].games == 2
+    assert classes["result_mismatch", "winner"].games == 3
+    assert all(f.suspected_server_fault and f.rule == "paipu.result" for f in res.faults)
+    assert classes["result_mismatch", "points"].example_game == recs[wins[0]]["game_id"]
+
+
+def test_a_fault_an_option_explains_is_not_a_server_fault():
+    # played under 逢3进1 but one option held at the default by --rules: the units differ, and the
+    # class names the option value that makes its games valid
+    lines = _stripped(simulate("guilin", 40, 5, rules={"tuo_step": 3}))
+    res = fit(lines, "guilin", fixed={"tuo_step": 5})
+    assert res.ruleset == {}
+    assert {o.name: o.status for o in res.options}["tuo_step"] == "fixed"
+    assert res.faults and all("tuo_step=3" in f.option_changes and not f.suspected_server_fault for f in res.faults)
+
+
+def test_default_rules_apply_to_each_variant_that_has_the_option():
+    assert default_rules("tuo_step=3,xing_mode=fanxing") == {
+        "guilin": {"tuo_step": 3, "xing_mode": "fanxing"}, "zipai": {"tuo_step": 3, "xing_mode": "fanxing"}}
+    assert default_rules("tuo_step=3", "guilin") == {"guilin": {"tuo_step": 3}}
+    assert default_rules(None) is None and default_rules(" ") is None
+    with pytest.raises(ValueError, match="unknown option 'jing_count'"):
+        default_rules("jing_count=2")
+    with pytest.raises(ValueError, match="not allowed"):
+        default_rules("tuo_step=4")
+
+
+def test_a_records_own_rules_win_over_the_defaults():
+    rec = msgspec.to_builtins(next(simulate("guilin", 1, 3, rules={"tuo_step": 3})))
+    if rec["result"]["outcome"] != "win":  # pragma: no cover - seed 3's first game is a win
+        raise AssertionError("the case needs a win")
+    defaults = {"guilin": {"tuo_step": 3}}
+    without = dict(rec)
+    without.pop("rules")
+    out = replay_line(msgspec.json.encode(without), defaults=defaults)
+    assert out.verdict.valid and out.defaulted and out.verdict.ruleset_id == rec_id(rec)
+    # an explicit empty `rules` is the defaults, spelled out: --rules does not touch it
+    out = replay_line(msgspec.json.encode({**rec, "rules": {}}), defaults=defaults)
+    assert not out.defaulted and out.verdict.ruleset_id == "guilin-default"
+    assert not replay_line(msgspec.json.encode(without)).defaulted
+
+
+def rec_id(rec: dict) -> str:
+    return replay_line(msgspec.json.encode(rec)).verdict.ruleset_id
+
+
+@pytest.fixture(scope="module")
+def server_logs(tmp_path_factory) -> Path:
+    """40 guilin games of a server playing 逢3进1 that never writes `rules`."""
+    d = tmp_path_factory.mktemp("server")
+    lines = _stripped(simulate("guilin", 40, 5, rules={"tuo_step": 3}))
+    (d / "server.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    return d / "server.jsonl"
+
+
+def test_validate_with_rules_defaults(server_logs):
+    plain = runner.invoke(app, ["validate", "--quiet", str(server_logs)])
+    assert plain.exit_code == 1
+    got = runner.invoke(app, ["validate", "--quiet", str(server_logs), "--rules", "tuo_step=3"])
+    assert got.exit_code == 0, got.output
+    assert "read 40: 40 valid, 0 invalid" in got.output
+    assert "40 of 40 games carried no `rules` and were played under --rules tuo_step=3" in got.output
+    bad = runner.invoke(app, ["validate", str(server_logs), "--rules", "tuo_step=4"])
+    assert bad.exit_code == 2 and "tuo_step='4' not allowed" in bad.output
+
+
+def test_ingest_with_rules_defaults_then_rescore_uses_the_stored_rules(server_logs, tmp_path):
+    wh = tmp_path / "wh"
+    got = runner.invoke(app, ["ingest", str(server_logs), "--warehouse", str(wh), "--workers", "1", "--json",
+                              "--rules", "tuo_step=3"])
+    assert got.exit_code == 0, got.output
+    rep = json.loads(got.output.strip().splitlines()[-1])
+    assert (rep["total"]["valid"], rep["total"]["defaulted"]) == (40, 40)
+    assert rep["default_rules"] == {"guilin": {"tuo_step": 3}, "zipai": {"tuo_step": 3}}
+    # rescore replays each stored game under the rules it was judged by: arm A refuses none
+    res = runner.invoke(app, ["rescore", "--warehouse", str(wh), "--variant", "guilin", "--b", "zimo_bonus=double",
+                              "--json", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["games"] == 40 and out["refused"] == []
+    fitted = runner.invoke(app, ["fit", "--warehouse", str(wh), "--variant", "guilin", "--json", "--workers", "1"])
+    assert fitted.exit_code == 0, fitted.output
+    assert json.loads(fitted.output)["rules"] == {"tuo_step": 3}
+
+
+def test_fit_command_text_and_json(server_logs):
+    got = runner.invoke(app, ["fit", str(server_logs), "--variant", "guilin", "--workers", "1"])
+    assert got.exit_code == 0, got.output
+    assert "ruleset found: --rules tuo_step=3" in got.output
+    assert "valid under the defaults:" in got.output and "under the ruleset found: 40 of 40" in got.output
+    assert "every game replays valid under the ruleset found" in got.output
+    js = runner.invoke(app, ["fit", str(server_logs), "--variant", "guilin", "--json", "--workers", "2"])
+    data = json.loads(js.output)
+    assert data["rules"] == {"tuo_step": 3} and data["valid_found"] == 40 and data["faults"] == []
+    tuo = next(o for o in data["options"] if o["name"] == "tuo_step")
+    assert tuo["status"] == "determined" and tuo["evidence"] == 40 - tuo["valid_by_value"]["5"]
+    for args, msg in ((["--variant", "nope"], "not implemented"), (["--variant", "guilin", "--rules", "x=1"], "unknown option"),
+                      (["--variant", "shangdaren"], "no shangdaren games")):
+        bad = runner.invoke(app, ["fit", str(server_logs), *args])
+        assert bad.exit_code == 2 and msg in bad.output, bad.output
