@@ -7,8 +7,8 @@ the most games replay valid (docs/fit.md says how it searches and what it costs)
 
 - **Search.** Coordinate ascent from the defaults (with ``--rules``' values held fixed): each
   round tries every single option moved to each of its other values and takes the best move;
-  when no single move helps, every pair of options that moved some game's verdict is tried
-  together (two readings a game needs at once). A ruleset ranks by its valid games, then by how
+  when no single move helps, the options whose move lets some game get further are tried two
+  at a time (two readings a game needs at once). A ruleset ranks by its valid games, then by how
   far the invalid games get (the step of their first error; at the settlement, how few fields
   differ), so a move that fixes one of two readings a game needs still counts.
 - **Evidence.** For each option, its value found and what every other value does to the count
@@ -45,7 +45,8 @@ CHUNK = 250
 """Games a worker task replays under every candidate of a round."""
 
 PAIR_LIMIT = 10
-"""At most this many options (those that moved most games) are tried in pairs when no single move helps."""
+"""At most this many options (those whose move lets most games get further) are tried in pairs
+when no single move helps."""
 
 _FIELD = re.compile(r"^result\.([a-z_]+):")
 
@@ -284,9 +285,10 @@ def fit(lines: Sequence[bytes], variant: str, *, fixed: Mapping[str, Any] | None
                 if best is not None and rank(got[best]) > rank(cur_sigs):
                     cur, cur_sigs = near[best], got[best]
                     continue
-                # no single move helps: options that moved some game, tried two at a time
-                moved = sorted(((sum(a != b for a, b in zip(g, cur_sigs)), i) for i, g in enumerate(got)), reverse=True)
-                names = list(dict.fromkeys(name for n, i in moved if n
+                # no single move helps: the options whose move lets some game get further, two at a time
+                helped = sorted(((sum(x.progress(n) > y.progress(n) + 1e-12 for x, y, n in zip(g, cur_sigs, lens)), i)
+                                 for i, g in enumerate(got)), reverse=True)
+                names = list(dict.fromkeys(name for n, i in helped if n
                                            for name in near[i] if not _same(near[i][name], cur[name])))[:PAIR_LIMIT]
                 pairs = [{**cur, a: va, b: vb} for a, b in itertools.combinations(names, 2)
                          for va in _values(spec, a) if not _same(va, cur[a])
