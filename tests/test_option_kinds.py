@@ -45,6 +45,11 @@ def test_kind_is_declared_and_checked():
 
 
 def test_declared_kinds_of_finished_variants():
+    for v in ("guilin", "zipai"):  # replay/variants/guilin/options.py: settlement-only options of the family
+        gl = {o.name: o.kind for o in variants.get(v).options}
+        assert sorted(k for k, kind in gl.items() if kind == "scoring") == [
+            "fanxing_offset", "haidi_double", "score_parts", "tuo_step", "xing_mode", "xing_multiplied", "zimo_bonus"], v
+        assert gl["peng_kai_duo_on_other_flip"] == "play"  # a forced 开舵: which acts are legal moves
     tc = {o.name: o.kind for o in variants.get("tongcheng_gezi").options}
     assert sorted(k for k, v in tc.items() if v == "scoring") == ["gezi_per_fen_3p", "special_base", "zimo_pay"]
     assert tc["peng_gezi"] == "play"  # the 個子 of a 碰 moves the 7-個子 minimum

@@ -41,6 +41,10 @@ _TABLE: dict[str, tuple[tuple, object, object, str, str]] = {
                     "How `breakdown` names the parts: tuo/zimo/xing (guilin) or hu_fen/xing_fen (zipai)."),
     "sao_kai_duo_on_discard": ((False, True), False, False, f"{G} §开舵 (扫的开舵: 无论谁摸出第4张牌)",
                                "False: only a drawn 4th card opens a 扫 (the seed says 摸出); True: a discarded one too."),
+    "peng_kai_duo_on_other_flip": ((False, True), False, False,
+                                   f"{G} §开舵 (碰的开舵: 自己摸出第4张牌; 其他人手中打出的牌是不能让碰牌开舵的); decision 17",
+                                   "False: only one's own draw of the 4th card opens a 碰 (the seed's words); True: another "
+                                   "seat's draw opens it too (forced, as the 扫's 开舵); a discard never does."),
     "bi_without_group": (("allowed", "blocks"), "allowed", "allowed", f"{G} §技巧攻略 下张(下伙); {Z} §3 4",
                          "A copy of the eaten card left in hand that can form no 吃 shape: 'allowed' (only a copy "
                          "that can is owed) or 'blocks' (the 跑胡子 reading: no 吃 at all)."),

@@ -234,7 +234,8 @@ class GuilinState(GameState):
     C_FIELDS = GameState.C_FIELDS + (
         "chou", "peng_passed", "draws", "discards", "after_forced", "win", "claims", "skip_discard", "may_skip",
         "next_draw", "must_hu", "skipped", "forced_card", "xing_turns", "alike", "hu_triple", "fang_pao_bi_hu",
-        "sao_kai_duo_on_discard", "bi_blocks", "dian_pao_ok", "chi_discard", "next_of_claimer", "ting_skip", "declare")
+        "sao_kai_duo_on_discard", "peng_kai_duo_on_other_flip", "bi_blocks", "dian_pao_ok", "chi_discard", "next_of_claimer",
+        "ting_skip", "declare")
 
     def __init__(self, record, ruleset) -> None:
         super().__init__(record, ruleset)
@@ -262,6 +263,7 @@ class GuilinState(GameState):
         self.hu_triple = ruleset["hu_triple"]
         self.fang_pao_bi_hu = ruleset["fang_pao_bi_hu"]
         self.sao_kai_duo_on_discard = ruleset["sao_kai_duo_on_discard"]
+        self.peng_kai_duo_on_other_flip = ruleset["peng_kai_duo_on_other_flip"]
         self.bi_blocks = ruleset["bi_without_group"] == "blocks"
         self.dian_pao_ok = not ruleset["dian_pao_bu_zhun_hu"]
         self.chi_discard = ruleset["chi_discard"]
@@ -328,16 +330,21 @@ class GuilinState(GameState):
 
     def kai_duo_melds(self, seat: int, card: int | None, win_from: str | None) -> list[tuple[str, tuple[int, ...]]] | None:
         """The seat's melds with its table meld of ``card`` read as the forced 开舵 that a 胡 on
-        ``card`` replaces, or None when the card opens none: 碰 + one's own flip, 扫/过扫 + another
-        seat's flip, 扫/过扫 + a discard under ``sao_kai_duo_on_discard`` (001 §开舵; the same
-        cases as :meth:`window_options`). A dealt 坎's 开舵 is read in :func:`sc.best_split` itself."""
+        ``card`` replaces, or None when the card opens none: 碰 + one's own flip, 碰 + another
+        seat's flip under ``peng_kai_duo_on_other_flip``, 扫/过扫 + another seat's flip, 扫/过扫 + a
+        discard under ``sao_kai_duo_on_discard`` (001 §开舵; docs/rules/guilin.md decisions 4 and
+        17; the same cases as :meth:`window_options`). A dealt 坎's 开舵 is read in
+        :func:`sc.best_split` itself."""
         if card is None or win_from is None:
             return None
         alike = self.alike[seat].get(card)
         if alike is None:
             return None
-        if not ((win_from == "self" and alike == "peng") or (alike in SAO_KINDS and (
-                win_from == "flip" or (win_from == "discard" and self.sao_kai_duo_on_discard)))):
+        if alike == "peng":
+            opens = win_from == "self" or (win_from == "flip" and self.peng_kai_duo_on_other_flip)
+        else:
+            opens = alike in SAO_KINDS and (win_from == "flip" or (win_from == "discard" and self.sao_kai_duo_on_discard))
+        if not opens:
             return None
         melds = list(self.melds[seat])
         i = self.meld_of(seat, card, (alike,))
@@ -460,6 +467,11 @@ class GuilinState(GameState):
                 out.append(Option(s, "kai_duo", (R_DUO, 0), True,
                                   [Event(s, "kai_duo", code, [code] * 3)], "kai_duo"))
             elif alike in SAO_KINDS and (flip or self.sao_kai_duo_on_discard):
+                out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(s, "kai_duo", code)], "kai_duo"))
+            elif alike == "peng" and flip and self.peng_kai_duo_on_other_flip:
+                # 碰的开舵 on another seat's flip: 001 §开舵 names one's own draw (自己摸出第4张牌) and rules
+                # out a discard (其他人手中打出的牌是不能让碰牌开舵的), and is silent on another seat's
+                # flip; option peng_kai_duo_on_other_flip opens it, forced as the 扫's (decision 17).
                 out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(s, "kai_duo", code)], "kai_duo"))
             elif n_held == 2 and _free_total(h) > 2:  # 碰: 别家摸或打出 (001 §碰); a card left to discard
                 out.append(Option(s, "peng", (R_DUO, 0), False,

@@ -1,0 +1,217 @@
+"""A reading a live public 桂林字牌 server plays where seed 001 is silent (docs/rules/guilin.md
+decision 17): option ``peng_kai_duo_on_other_flip``, a 碰 opens to 开舵 on another seat's flip of
+its 4th card.
+
+Every log below is built by hand; every expected code, 胡, 醒 and unit is worked out in the comment
+beside it from 001 (§开舵, §翻上中下醒, §玩法规则, §打10胡胡牌规则) and the 胡 table of
+docs/rules/guilin.md, never read off the engine.
+
+Card codes: x1..x10 = 小 一..十, d1..d10 = 大 壹..拾 (spec log-format.md §3).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+
+import pytest
+
+from replay import variants
+from replay.cards import ZIPAI
+from replay.replayer import replay_line
+from replay.score import score_case
+
+
+def H(s: str) -> list[str]:
+    return s.split()
+
+
+def table(s1: str, front: str, s0: str = "", s2: str = "") -> tuple[list[list[str]], list[str]]:
+    """Hands and wall: seat 1's 20 cards, the wall's front cards, the cards seats 0 and 2 must hold;
+    the rest dealt to seats 0 (21) and 2 (20) in turn (deck order, at most two of a kind each, so
+    neither holds a dealt 坎), then to the wall."""
+    h = [H(s0), H(s1), H(s2)]
+    left = Counter({c: 4 for c in ZIPAI.codes})
+    left.subtract(c for x in h for c in x)
+    left.subtract(H(front))
+    assert all(n >= 0 for n in left.values()), +left
+    assert len(h[1]) == 20
+    pool = [c for c in ZIPAI.codes for _ in range(left[c])]
+    turn = 0
+    rest = []
+    for c in pool:
+        need = [s for s, size in ((0, 21), (2, 20)) if len(h[s]) < size and h[s].count(c) < 2]
+        if not need:
+            rest.append(c)
+            continue
+        s = need[turn % len(need)]
+        turn += 1
+        h[s].append(c)
+    assert [len(x) for x in h] == [21, 20, 20]
+    return h, H(front) + rest
+
+
+def record(s1: str, front: str, actions: list[dict], s0: str = "", s2: str = "", rules=None, result=None) -> dict:
+    """A hand-made guilin record, dealer seat 0."""
+    hands, wall = table(s1, front, s0, s2)
+    digest = "sha256:" + hashlib.sha256(",".join([c for x in hands for c in x] + wall).encode()).hexdigest()
+    rec = {"format": "paipu/1", "game_id": "server-readings", "variant": "guilin", "rules": rules or {},
+           "seats": ["a", "b", "c"], "dealer": 0, "deal": {"hands": hands, "wall": wall}, "actions": actions,
+           "shuffle": {"algo": "hand-made", "digest": digest}}
+    if result is not None:
+        rec["result"] = result
+    return rec
+
+
+def verdict(rec: dict):
+    return replay_line(json.dumps(rec, ensure_ascii=False)).verdict
+
+
+def errors(rec: dict) -> list[tuple]:
+    return [(e.step, e.code, e.rule) for e in verdict(rec).errors]
+
+
+def A(seat: int, act: str, card: str | None = None, cards: str | None = None) -> dict:
+    ev: dict = {"seat": seat, "act": act}
+    if card is not None:
+        ev["card"] = card
+    if cards is not None:
+        ev["cards"] = H(cards)
+    return ev
+
+
+def settled(rec: dict) -> tuple:
+    v = verdict(rec)
+    assert v.valid, v.errors
+    c = v.computed
+    return c["points"], c["units"], c["xing"], c["scores"]
+
+
+def case(hand: str, melds=(), win_card: str | None = "", win_from: str = "flip", rules=None, **context) -> dict:
+    out = {"variant": "guilin", "rules": rules or {}, "hand": H(hand),
+           "melds": [{"kind": k, "cards": H(c)} for k, c in melds], "win_from": win_from, "context": context}
+    if win_card != "":
+        out["win_card"] = win_card
+    return out
+
+
+def scored(c: dict) -> tuple:
+    out = score_case(c)
+    assert "error" not in out, out
+    return out["win"], out["points"], out["units"], out["hand_types"]
+
+
+ON = {"peng_kai_duo_on_other_flip": True}
+
+
+# == 碰的开舵 on another seat's flip (option peng_kai_duo_on_other_flip, decision 17) ==================
+# 001 §开舵: 碰的开舵：自己桌面上碰过的牌中，如果自己摸出第4张牌，即是"开舵"。但其他人手中打出的牌是不能让碰牌
+# "开舵"的。 Silent on another seat's flip: by default nothing happens; under the option it is a forced
+# 开舵, as the 扫's (扫的开舵：无论谁摸出第4张牌 … "扫"的牌必须得"开舵"; 自己胡牌的话可以不"开舵").
+#
+# Hand K (the 开舵 reading wins, the 碰 kept does not). Seat 1 is dealt 小八 小八 小十 and the 17 cards
+# 一二三 五五 壹贰叁 贰柒拾 肆伍陆 柒捌玖. The dealer discards 小八, seat 1 碰s it and discards 小十; seat 2
+# flips the 4th 小八.
+#  - 开舵 reading: 开舵 小 6 + 一二三 3 + 壹贰叁 6 + 贰柒拾 6 + 肆伍陆 0 + 柒捌玖 0 + pair 五五 (allowed
+#    beside a four) = 21 胡 → 舵 1 + (21 − 10) // 5 = 3.
+#  - 碰 kept: 小八 needs 六七 / 七九 / 九十 or 八八捌 / 捌捌八; seat 1 holds none of them: no win.
+# 醒 (上中下, default): the next wall card 小十 is 中醒, 上醒 小一 (held once), 下醒 小九 (none), 小十 itself
+# (discarded: none) → 1. Units 3 + 1 = 4; another seat's flip: not 自摸, each loser pays one share.
+K_SEAT1 = "x1 x2 x3 x5 x5 d1 d2 d2 d3 d4 d5 d6 d7 d7 d8 d9 d10 x8 x8 x10"
+K_HAND = "x1 x2 x3 x5 x5 d1 d2 d2 d3 d4 d5 d6 d7 d7 d8 d9 d10"  # after the 碰 and the discard
+K_HEAD = [A(0, "discard", "x8"), A(1, "peng", "x8", "x8 x8"), A(1, "discard", "x10"), A(2, "draw", "x8")]
+
+
+def k_record(tail: list[dict], rules=None, front: str = "x8 x10", result=None) -> dict:
+    return record(K_SEAT1, front, K_HEAD + tail, s0="x8", rules=rules, result=result)
+
+
+def test_by_default_another_seats_flip_does_not_open_a_peng():
+    # the seed's words: no option for seat 1 on the flip, so its 开舵 there is out of turn
+    assert errors(k_record([A(1, "kai_duo", "x8")])) == [(4, "out_of_turn", "paipu.turn")]
+    # nothing is owed: the next draw (seat 2's 下家, seat 0) is legal, and the log then just stops
+    assert errors(k_record([A(0, "draw", "x10")])) == [(5, "truncated", "paipu.end")]
+    # the 碰 kept, 小八 fits no group
+    assert errors(k_record([A(1, "hu", "x8")])) == [(4, "not_a_win", "guilin.hu_shape")]
+
+
+def test_with_the_option_the_peng_must_open():
+    assert errors(k_record([A(1, "kai_duo", "x8")], ON)) == [(5, "truncated", "paipu.end")]  # legal; a discard owed
+    # left out: the next draw, or a pass followed by it (a pass leaves a forced act owed)
+    assert errors(k_record([A(0, "draw", "x10")], ON)) == [(4, "missing_forced_action", "guilin.kai_duo")]
+    assert errors(k_record([A(1, "pass"), A(0, "draw", "x10")], ON)) == [(5, "missing_forced_action", "guilin.kai_duo")]
+
+
+@pytest.mark.parametrize("tail", [[A(1, "hu", "x8")], [A(1, "kai_duo", "x8"), A(1, "hu", "x8")]],
+                         ids=["hu in place of the 开舵", "开舵 then hu"])
+def test_with_the_option_the_hu_reads_the_peng_opened(tail):
+    # 21 胡, 4 units, 醒 小十 → 1; seat 2 flipped: [-4, 8, -4] (worked out above)
+    assert settled(k_record(tail, ON)) == (21, 4, {"cards": ["x10"], "count": 1}, [-4, 8, -4])
+
+
+# Hand B (both readings win; the better one counts, decision 6). Seat 1 is dealt 捌 捌 小十 and the 17
+# cards 一二三 贰柒拾 小八 小八 四五六 五六七 肆伍陆; the dealer discards 捌, seat 1 碰s it and
+# discards 小十; seat 2 flips the 4th 捌.
+#  - 碰 kept: 一二三 3 (小一 fits nothing else) + 贰柒拾 6 (贰 and 拾 fit nothing else) + 肆伍陆 0 +
+#    搭 八八捌 0 (捌's only group left: 陆柒捌 would take 贰柒拾's 柒 or 肆伍陆's 陆) + 四五六 0 + 五六七 0 +
+#    碰 大 3 = 12 胡 → 舵 1.
+#  - 开舵: 开舵 大 9 + 3 + 6 + 肆伍陆 0 + 四五六 0 + 五六七 0 + pair 八八 = 18 胡 → 舵 1 + 8 // 5 = 2.
+# 醒: 中 小十, 上 小一 (1), 下 小九 (0) → 1. Units: 碰 kept 1 + 1 = 2, opened 2 + 1 = 3.
+B_SEAT1 = "x1 x2 x3 d2 d7 d10 x8 x8 x4 x5 x6 d4 d5 d6 x5 x6 x7 d8 d8 x10"
+B_HAND = "x1 x2 x3 d2 d7 d10 x8 x8 x4 x5 x6 d4 d5 d6 x5 x6 x7"
+B_HEAD = [A(0, "discard", "d8"), A(1, "peng", "d8", "d8 d8"), A(1, "discard", "x10"), A(2, "draw", "d8")]
+
+
+def b_record(tail: list[dict], rules=None) -> dict:
+    return record(B_SEAT1, "d8 x10", B_HEAD + tail, s0="d8", rules=rules)
+
+
+def test_a_hu_on_another_seats_flip_of_the_peng_card_is_scored_the_better_way():
+    hu = [A(1, "hu", "d8")]
+    assert settled(b_record(hu)) == (12, 2, {"cards": ["x10"], "count": 1}, [-2, 4, -2])  # default: the 碰 kept
+    assert settled(b_record(hu, ON)) == (18, 3, {"cards": ["x10"], "count": 1}, [-3, 6, -3])  # opened: 18 > 12
+    assert settled(b_record([A(1, "kai_duo", "d8"), *hu], ON)) == (18, 3, {"cards": ["x10"], "count": 1}, [-3, 6, -3])
+    # by default seat 1's only option there is its 胡
+    assert errors(b_record([A(1, "kai_duo", "d8"), *hu])) == [(4, "illegal_action", "paipu.turn")]
+
+
+@pytest.mark.parametrize("rules", [{}, ON], ids=["default", "option"])
+def test_a_discard_of_the_fourth_opens_no_peng_either_way(rules):
+    # 其他人手中打出的牌是不能让碰牌开舵的. Seat 2 holds 小十 小十 and the 4th 小八: it 碰s seat 1's 小十 and
+    # discards 小八. Seat 1 has no option on it (a 开舵 is out of turn), its 胡 is no win (the 碰 kept,
+    # 小八 fits nothing; a discard never reads it opened), and seat 0 draws next.
+    head = [A(0, "discard", "x8"), A(1, "peng", "x8", "x8 x8"), A(1, "discard", "x10"), A(2, "peng", "x10", "x10 x10"),
+            A(2, "discard", "x8")]
+
+    def rec(tail: list[dict]) -> dict:
+        return record(K_SEAT1, "d9", head + tail, s0="x8", s2="x10 x10 x8", rules=rules)
+
+    assert errors(rec([A(1, "kai_duo", "x8")])) == [(5, "out_of_turn", "paipu.turn")]
+    assert errors(rec([A(1, "hu", "x8")])) == [(5, "not_a_win", "guilin.hu_shape")]
+    assert errors(rec([A(0, "draw", "d9")])) == [(6, "truncated", "paipu.end")]
+
+
+def test_score_cases_follow_the_option():
+    # paipu score (spec §8): the same hands, seat 0's flip of the 4th (win_from flip), no 醒 given
+    k = case(K_HAND, [("peng", "x8 x8 x8")], "x8")
+    assert scored(k)[0] is False  # default: 小八 fits nothing
+    assert scored({**k, "rules": ON}) == (True, 21, 3, [])  # 21 胡 → 3 舵, not 自摸
+    assert scored({**k, "win_from": "discard", "rules": ON})[0] is False  # a discard never opens a 碰
+    b = case(B_HAND, [("peng", "d8 d8 d8")], "d8")
+    assert scored(b) == (True, 12, 1, [])
+    assert scored({**b, "rules": ON}) == (True, 18, 2, [])
+    # one's own flip opens the 碰 under both values (001 §开舵): 开舵 then 自摸 +1
+    assert scored({**b, "win_from": "self"}) == (True, 18, 3, ["zimo"])
+    assert scored({**b, "win_from": "self", "rules": ON}) == (True, 18, 3, ["zimo"])
+
+
+def test_the_options_and_their_kinds():
+    for vid in ("guilin", "zipai"):
+        opts = {o.name: o for o in variants.get(vid).options}
+        peng = opts["peng_kai_duo_on_other_flip"]
+        assert (peng.kind, peng.default, tuple(peng.allowed)) == ("play", False, (False, True))
+    # the default ruleset's id is unchanged: neither option is set away from its default
+    assert verdict(k_record([A(0, "draw", "x10")])).ruleset_id == "guilin-default"
+    assert verdict(k_record([A(0, "draw", "x10")], ON)).ruleset_id != "guilin-default"
+
