@@ -1,6 +1,7 @@
-"""A reading a live public 桂林字牌 server plays where seed 001 is silent (docs/rules/guilin.md
-decision 17): option ``peng_kai_duo_on_other_flip``, a 碰 opens to 开舵 on another seat's flip of
-its 4th card.
+"""Two readings a live public 桂林字牌 server plays where seed 001 is silent or says otherwise
+(docs/rules/guilin.md decisions 17 and 18): option ``peng_kai_duo_on_other_flip`` (a 碰 opens to 开舵
+on another seat's flip of its 4th card) and ``xing_mode = shangxia`` (上醒 and 下醒 only, turning
+again while the winner holds all 4 of either kind).
 
 Every log below is built by hand; every expected code, 胡, 醒 and unit is worked out in the comment
 beside it from 001 (§开舵, §翻上中下醒, §玩法规则, §打10胡胡牌规则) and the 胡 table of
@@ -15,12 +16,16 @@ import hashlib
 import json
 from collections import Counter
 
+import msgspec
 import pytest
 
 from replay import variants
 from replay.cards import ZIPAI
+from replay.judge import judge
+from replay.options import make_ruleset
 from replay.replayer import replay_line
 from replay.score import score_case
+from replay.variants.guilin.position import position
 
 
 def H(s: str) -> list[str]:
@@ -206,12 +211,139 @@ def test_score_cases_follow_the_option():
     assert scored({**b, "win_from": "self", "rules": ON}) == (True, 18, 3, ["zimo"])
 
 
+# == 上下醒 (xing_mode = shangxia, decision 18) ===========================================================
+# 001 §翻上中下醒: 从剩余的牌中摸出第一张牌，这张牌为中醒，这张牌的上一张就是上醒，下一张就是下醒. The server's
+# rooms count 上醒 and 下醒 only, and while the winner holds all 4 copies of the turned card's 上 or 下
+# kind, the next card is turned as well.
+#
+# Hand K won under the option (21 胡, 3 舵). The winner holds 一二三 五五 小八 ×4 (开舵) 壹 贰贰 叁 肆
+# 伍 陆 柒柒 捌 玖 拾 (小十 discarded).
+#  - 小七 turned: 上 小八 4 + 下 小六 0 = 4, and 4 小八 are held → 叁 turned: 上 肆 1 + 下 贰 2 = 3, neither
+#    4 → stop. 醒 7, units 3 + 7 = 10. (上中下 would count 小八 4 + 小七 0 + 小六 0 = 4 on 小七 alone.)
+#  - 小九 turned: 上 小十 0 + 下 小八 4 = 4 (all 4 of the 下 kind) → 叁 3 → 醒 7.
+#  - 小七, 小九, 叁: 4 + 4 + 3 = 11 → units 14.
+#  - 叁 alone: 3, no re-turn → units 6 (上中下: 肆 1 + 叁 1 + 贰 2 = 4).
+SX = {**ON, "xing_mode": "shangxia"}
+
+
+@pytest.mark.parametrize("front, cards, count", [
+    ("x7 d3", ["x7", "d3"], 7),
+    ("x9 d3", ["x9", "d3"], 7),
+    ("x7 x9 d3", ["x7", "x9", "d3"], 11),
+    ("d3 x7", ["d3"], 3),
+])
+def test_shangxia_counts_the_neighbours_and_turns_again_on_four(front, cards, count):
+    units = 3 + count
+    got = settled(k_record([A(1, "hu", "x8")], SX, front="x8 " + front))
+    assert got == (21, units, {"cards": cards, "count": count}, [-units, 2 * units, -units])
+
+
+def test_the_server_settlement_is_a_result_mismatch_under_the_default_xing():
+    # The server's claim for 小七 叁 (上下醒): 醒 7, units 10, breakdown 舵 3 + 醒 7. Under xing_mode =
+    # shangzhongxia (the default) the engine counts 小七 only: 4 醒, 7 units.
+    claim = {"outcome": "win", "winner": 1, "win_card": "x8", "from": 2, "points": 21, "hand_types": [],
+             "xing": {"cards": ["x7", "d3"], "count": 7}, "units": 10, "breakdown": {"tuo": 3, "xing": 7},
+             "scores": [-10, 20, -10]}
+    hu = [A(1, "hu", "x8")]
+    assert verdict(k_record(hu, SX, front="x8 x7 d3", result=claim)).valid
+    v = verdict(k_record(hu, ON, front="x8 x7 d3", result=claim))
+    # one result_mismatch per field that differs, at the 胡: xing, and the units, breakdown and scores
+    # that follow from it (not points, winner, from …)
+    assert {(e.step, e.code) for e in v.errors} == {(4, "result_mismatch")}
+    fields = sorted(e.message.split(":", 1)[0] for e in v.errors)
+    assert fields == ["result.breakdown", "result.scores", "result.units", "result.xing"]
+    assert v.computed["xing"] == {"cards": ["x7"], "count": 4} and v.computed["units"] == 7
+
+
+def test_a_scoring_option_keeps_the_actions_legal():
+    # the same log re-labelled with each 醒 reading: the actions stay legal, only the settlement moves
+    # (fanxing: 小七 itself, held 0 → 0 醒, units 3)
+    got = {mode: settled(k_record([A(1, "hu", "x8")], {**ON, "xing_mode": mode}, front="x8 x7 d3"))[1:3]
+           for mode in ("shangzhongxia", "fanxing", "shangxia")}
+    assert got == {"shangzhongxia": (7, {"cards": ["x7"], "count": 4}), "fanxing": (3, {"cards": ["x7"], "count": 0}),
+                   "shangxia": (10, {"cards": ["x7", "d3"], "count": 7})}
+
+
+def _xing_of(c: dict) -> dict:
+    ruleset = make_ruleset("guilin", variants.get("guilin").options, c["rules"])
+    j = judge(position(c, ruleset))
+    assert j.win and j.outcome is not None
+    return j.outcome["xing"]
+
+
+@pytest.mark.parametrize("turned, cards, count", [
+    (["x7", "d3"], ["x7", "d3"], 7),
+    (["x7", "x9", "d3"], ["x7", "x9", "d3"], 11),
+    (["x7"], ["x7"], 4),  # the wall runs out while re-turning: stop
+    (["d3", "x7"], ["d3"], 3),
+])
+def test_score_case_xing_cards_under_shangxia(turned, cards, count):
+    # Hand K as a score case (win on seat 0's flip, 21 胡 → 3 舵 under the option), 醒 as turned
+    c = case(K_HAND, [("peng", "x8 x8 x8")], "x8", rules=SX, xing_cards=turned)
+    assert _xing_of(c) == {"cards": cards, "count": count}
+    assert scored(c) == (True, 21, 3 + count, [])
+
+
+def test_score_case_xing_default_and_haidi():
+    c = case(K_HAND, [("peng", "x8 x8 x8")], "x8", rules=ON, xing_cards=["d3", "x7"])
+    assert scored(c) == (True, 21, 3 + 4, [])  # 上中下 on 叁: 肆 1 + 叁 1 + 贰 2
+    # 海底: the wall is empty, no 醒 under any reading
+    c = case(K_HAND, [("peng", "x8 x8 x8")], "x8", rules=SX, xing_cards=["x7", "d3"], last_card=True)
+    assert scored(c) == (True, 21, 3, [])
+
+
 def test_the_options_and_their_kinds():
     for vid in ("guilin", "zipai"):
         opts = {o.name: o for o in variants.get(vid).options}
         peng = opts["peng_kai_duo_on_other_flip"]
         assert (peng.kind, peng.default, tuple(peng.allowed)) == ("play", False, (False, True))
+        xing = opts["xing_mode"]
+        assert xing.kind == "scoring" and "shangxia" in xing.allowed
+    assert {o.name: o.default for o in variants.get("guilin").options}["xing_mode"] == "shangzhongxia"
+    assert {o.name: o.default for o in variants.get("zipai").options}["xing_mode"] == "fanxing"
     # the default ruleset's id is unchanged: neither option is set away from its default
     assert verdict(k_record([A(0, "draw", "x10")])).ruleset_id == "guilin-default"
-    assert verdict(k_record([A(0, "draw", "x10")], ON)).ruleset_id != "guilin-default"
+    assert verdict(k_record([A(0, "draw", "x10")], SX)).ruleset_id != "guilin-default"
 
+
+# == simulated games under both readings ===============================================================
+@pytest.mark.parametrize("variant", ["guilin", "zipai"])
+def test_simulated_games_under_both_readings(variant):
+    """Self-play under both options: every log validates; the bots meet the 碰's 开舵 on another
+    seat's flip (forced, so a bot always takes it) and re-turned 醒; and every win's score case
+    (``position.score_case_of`` at the winning card's window) gives replay's own result, as
+    tests/test_judgment_guilin.py checks for the other option sets."""
+    from test_judgment_guilin import FORCED, _accepted, judged, window_step
+
+    from replay.replayer import replay_record
+    from replay.simulator import simulate
+    from replay.variants.guilin.position import score_case_of
+
+    seen = Counter()
+    for rec in simulate(variant, 300, 13, "heuristic", SX):
+        v = replay_line(msgspec.json.encode(rec)).verdict
+        assert v.valid, (rec.game_id, v.errors)
+        pengs = set()
+        for i, ev in enumerate(rec.actions):
+            if ev.act == "peng":
+                pengs.add((ev.seat, ev.card))
+            elif ev.act == "kai_duo" and (ev.seat, ev.card) in pengs:
+                j = i - 1
+                while rec.actions[j].act == "pass":
+                    j -= 1
+                seen["碰 opened on " + ("its own" if rec.actions[j].seat == ev.seat else "another seat's") + " flip"] += 1
+        r = rec.result
+        if r.outcome != "win":
+            continue
+        seen[f"醒 cards turned: {len(r.xing.cards)}"] += 1
+        k = len(rec.actions) - 1
+        state = replay_record(rec, stop_after=window_step(rec.actions, k, r.winner, rec.actions[k].card)).state
+        case = score_case_of(state, r.winner)
+        lines = _accepted(state, r.winner, case["win_card"])
+        # the logged line is the best one replay accepts there (a 胡 in place of the 开舵 is read both ways)
+        assert lines != "skip" and (r.points, r.units, r.hand_types) == lines[0], (rec.game_id, lines)
+        assert judged(case) == (True, *lines[0]), (rec.game_id, case)
+        seen["after a forced act" if rec.actions[k - 1].act in FORCED else "direct"] += 1
+    print(variant, dict(seen))
+    assert seen["碰 opened on another seat's flip"] and seen["碰 opened on its own flip"], seen
+    assert seen["醒 cards turned: 2"], seen

@@ -33,8 +33,11 @@ _TABLE: dict[str, tuple[tuple, object, object, str, str]] = {
                    "in_hand: a dealt four stays in the hand, locked. lay_down_pairs: one dealt four stays in hand; "
                    "two or more are laid face down (sao_chuan) before the first discard and one replacement card is "
                    "drawn into the hand (to_hand)."),
-    "xing_mode": (("shangzhongxia", "fanxing"), "shangzhongxia", "fanxing", f"{G} §翻上中下醒; {Z} §胡息及舵 7",
-                  "上中下醒: the turned card and its neighbours count; 翻醒: the turned card counts, turning again on 4."),
+    "xing_mode": (("shangzhongxia", "fanxing", "shangxia"), "shangzhongxia", "fanxing",
+                  f"{G} §翻上中下醒; {Z} §胡息及舵 7; shangxia: docs/rules/guilin.md decision 18",
+                  "上中下醒: the turned card and its neighbours count; 翻醒: the turned card counts, turning again on 4; "
+                  "上下醒: the turned card's neighbours count (not the card itself), turning again while the winner "
+                  "holds all 4 of either."),
     "fanxing_offset": ((0, 1), 0, 0, f"{Z} §胡息及舵 7 (翻+1做醒)",
                        "翻醒: 0 = the turned card is the 醒; 1 = the card one above it is (a reading of 翻+1做醒)."),
     "score_parts": (("tuo", "fen"), "tuo", "fen", f"{Z} §5 (醒分=难度×醒, 胡牌分数=舵数×…×难度)",

@@ -834,6 +834,19 @@ def xing_count(zhong: int | None, held: Sequence[int]) -> int:
     return sum(held[k] for k in xing_kinds(zhong))
 
 
+def shangxia_count(card: int, held: Sequence[int]) -> tuple[int, bool]:
+    """上下醒 of one turned card (option ``xing_mode = shangxia``, docs/rules/guilin.md decision 18):
+    the winner's copies of the card's 上醒 and 下醒 kinds (001 §翻上中下醒: 这张牌的上一张就是上醒，下一张
+    就是下醒), not of the card itself; and whether the next card of the wall is turned too — when the
+    winner holds all 4 copies of the 上 kind or all 4 of the 下 kind.
+
+    :param held: count vector of every card the winner holds (hand, melds and winning card).
+    :returns: (count, turn again).
+    """
+    shang, _, xia = xing_kinds(card)
+    return held[shang] + held[xia], held[shang] == 4 or held[xia] == 4
+
+
 SPECIAL = ("tianhu", "dihu", "sanlong_wukan")
 
 

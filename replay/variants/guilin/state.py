@@ -906,17 +906,29 @@ class GuilinState(GameState):
 
         上中下醒 (001 §翻上中下醒): one card, counting its kind and both neighbours. 翻醒 (004 §胡息及舵 7):
         the turned card (or the one above it, option ``fanxing_offset``) counts once per copy held;
-        holding all four turns again. After 海底 (empty wall) there is none (spec §4).
+        holding all four turns again. 上下醒 (``xing_mode = shangxia``, docs/rules/guilin.md decision
+        18): each turned card counts its 上 and 下 kinds only, not itself; holding all four of either
+        turns the next card too. A wall that runs out stops the turning. After 海底 (empty wall)
+        there is none (spec §4).
         """
         if self.wall_left == 0:
             return [], 0
         cards = self.wall[self.front:self.back] if self.xing_turns is None else self.xing_turns
-        if self.rules["xing_mode"] == "shangzhongxia":
+        mode = self.rules["xing_mode"]
+        if mode == "shangzhongxia":
             if not cards:
                 return [], 0
             zhong = cards[0]
             return [zhong], sc.xing_count(zhong, held)
         turned, count = [], 0
+        if mode == "shangxia":
+            for card in cards:
+                turned.append(card)
+                n, again = sc.shangxia_count(card, held)
+                count += n
+                if not again:
+                    break
+            return turned, count
         for card in cards:
             target = sc.xing_kinds(card)[0] if self.rules["fanxing_offset"] else card
             turned.append(card)
