@@ -290,15 +290,17 @@ def compare(pairs: Iterable[Pair]) -> pl.DataFrame:
 # --- the warehouse ----------------------------------------------------------------------------
 
 def load(con: Any, variant: str, *, ruleset: str | None = None, since: date | None = None,
-         until: date | None = None, players: int | None = None, limit: int | None = None) -> list[tuple[str, str]]:
+         until: date | None = None, players: int | None = None, limit: int | None = None,
+         rules: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
     """``(ruleset_id, line)`` (``games.record_json`` :func:`as_judged`) of the warehouse's valid games of
     ``variant`` outside experiments, filtered by ``ruleset`` (a ruleset_id), ``since``/``until`` (UTC dates of
     ``started_at``, both inclusive; a game without ``started_at`` is left out when either is set)
     and ``players`` (seats at the table); in ``game_id`` order. ``limit``: only the latest that many
-    (by ``started_at``, then ``game_id``)."""
+    (by ``started_at``, then ``game_id``). ``rules`` (``--rules``): the rules of a record without its
+    own instead of those it was stored under — and the invalid games are taken too (valid, maybe, under them)."""
     from analytics import queries as q
 
-    conds = ["variant = $variant", "valid", q.no_experiment(con, "games")]
+    conds = ["variant = $variant", "TRUE" if rules is not None else "valid", q.no_experiment(con, "games")]
     p: dict[str, Any] = {"variant": variant}
     if ruleset is not None:
         conds.append("ruleset_id = $ruleset")
@@ -317,7 +319,10 @@ def load(con: Any, variant: str, *, ruleset: str | None = None, since: date | No
         sql = f"SELECT ruleset_id, record_json, game_id, rules_json FROM games WHERE {' AND '.join(conds)}"
         if limit is not None:
             sql = f"SELECT * FROM ({sql} ORDER BY started_at DESC NULLS LAST, game_id DESC LIMIT {int(limit)})"
-        return [(r[0], as_judged(r[1], r[3])) for r in cur.execute(f"{sql} ORDER BY game_id", p).fetchall()]
+        got = cur.execute(f"{sql} ORDER BY game_id", p).fetchall()
+        if rules is not None:
+            return [(r[0], as_judged(r[1], json.dumps(rules))) for r in got]
+        return [(r[0], as_judged(r[1], r[3])) for r in got]
     finally:
         cur.close()
 
@@ -383,7 +388,7 @@ def rescore(lines: list[str], variant: str, overrides: Mapping[str, Any], *, wor
 
 def run(warehouse: Path, variant: str, b: str, *, ruleset: str | None = None, since: date | None = None,
         until: date | None = None, players: int | None = None, workers: int = 0,
-        console: Console | None = None) -> RescoreResult:
+        console: Console | None = None, rules: str | None = None) -> RescoreResult:
     """Load the warehouse's games (:func:`load`) and :func:`rescore` them under ``b`` (``OPT=VAL[,…]``).
 
     :raises ValueError: unknown or unimplemented variant, an option or value not allowed, empty B.
@@ -402,9 +407,10 @@ def run(warehouse: Path, variant: str, b: str, *, ruleset: str | None = None, si
         raise ValueError(f"variant {variant!r} is not implemented (implemented: {known})")
     overrides = parse_overrides(b, spec.options)
     check_overrides(variant, overrides)
+    defaults = parse_overrides(rules, spec.options) if rules is not None else None
     con = connect(warehouse)
     try:
-        rows = load(con, variant, ruleset=ruleset, since=since, until=until, players=players)
+        rows = load(con, variant, ruleset=ruleset, since=since, until=until, players=players, rules=defaults)
     finally:
         con.close()
     lines = [line for _, line in rows]
@@ -490,6 +496,9 @@ def rescore_cmd(
     players: Optional[int] = typer.Option(None, "--players", min=2, help="only games with this many seats"),
     workers: int = typer.Option(0, "--workers", help="processes (0 = all cores)"),
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON instead of a table"),
+    rules: Optional[str] = typer.Option(None, "--rules", metavar="OPT=VAL[,OPT=VAL…]",
+                                        help="rules of the games whose record carries none, instead of those they "
+                                             "were ingested under (their invalid games are then taken too)"),
 ) -> None:
     """Re-settle the warehouse's valid logged games under ruleset B (scoring-only options: the same
     actions, replayed by the one engine) and print the paired differences A − B with 95% intervals.
@@ -503,7 +512,7 @@ def rescore_cmd(
         raise typer.BadParameter(f"no warehouse folder at {warehouse}", param_hint="--warehouse")
     try:
         res = run(warehouse, variant, b, ruleset=ruleset, since=d0, until=d1, players=players, workers=workers,
-                  console=None if as_json else Console(stderr=True))
+                  console=None if as_json else Console(stderr=True), rules=rules)
     except ValueError as e:
         Console(stderr=True, highlight=False).print(Text(f"paipu rescore: {e}", style="red"), soft_wrap=True)
         raise typer.Exit(2)

@@ -190,3 +190,18 @@ def test_fit_command_text_and_json(server_logs):
                       (["--variant", "shangdaren"], "no shangdaren games")):
         bad = runner.invoke(app, ["fit", str(server_logs), *args])
         assert bad.exit_code == 2 and msg in bad.output, bad.output
+
+
+def test_rescore_rules_takes_the_games_stored_without_them(server_logs, tmp_path):
+    wh = tmp_path / "wh"
+    assert runner.invoke(app, ["ingest", str(server_logs), "--warehouse", str(wh), "--workers", "1"]).exit_code == 0
+    valid_default = _valid([ln for ln in server_logs.read_bytes().splitlines()], {})
+    assert valid_default < 40
+    base = ["rescore", "--warehouse", str(wh), "--variant", "guilin", "--b", "zimo_bonus=double", "--json",
+            "--workers", "1"]
+    plain = json.loads(runner.invoke(app, base).output)
+    assert plain["games"] == valid_default  # only the games valid as they were stored
+    got = runner.invoke(app, [*base, "--rules", "tuo_step=3"])
+    assert got.exit_code == 0, got.output
+    out = json.loads(got.output)
+    assert out["games"] == 40 and out["refused"] == []
