@@ -10,7 +10,8 @@ Pages (url_path, deep-link parameters):
 
 - operators: 概览 Overview (``/overview``, ``?grain=day|week|month``), 牌型与醒 Hand types
   (``/hand-types``), 精·個子·定庄 Family figures (``/families``), 调规则 Rule tuning
-  (``/tuning?exp=ID`` or ``&mode=rulesets&a=R&b=R``), 公平性 Fairness (``/fairness``);
+  (``/tuning?exp=ID`` or ``&mode=rulesets&a=R&b=R``), 服务器一致性 Server conformance
+  (``/conformance?fit=1&n=N``: ``paipu fit`` of the stored games), 公平性 Fairness (``/fairness``);
 - auditors: 对局审计 Game audit (``/audit?game=ID&step=N``; a rejected line ``?file=PATH&line=N``;
   search ``?q=&player=&with=&table=&date=&code=&hand=``), 合谋线索 Collusion leads (``/collusion``);
 - players: 玩家 Player (``/player?player=ID``), 排行榜 Leaderboard (``/leaderboard?min=N&sort=KEY``).
@@ -39,6 +40,8 @@ _P = {
     "hand-types": st.Page("screens/hand_types.py", title="牌型与醒 Hand types", icon=":material/style:", url_path="hand-types"),
     "families": st.Page("screens/families.py", title="精·個子·定庄 Family figures", icon=":material/diamond:", url_path="families"),
     "tuning": st.Page("screens/tuning.py", title="调规则 Rule tuning", icon=":material/balance:", url_path="tuning"),
+    "conformance": st.Page("screens/conformance.py", title="服务器一致性 Server conformance", icon=":material/rule:",
+                           url_path="conformance"),
     "fairness": st.Page("screens/fairness.py", title="公平性 Fairness", icon=":material/casino:", url_path="fairness"),
     "audit": st.Page("screens/audit.py", title="对局审计 Game audit", icon=":material/search:", url_path="audit"),
     "collusion": st.Page("screens/collusion.py", title="合谋线索 Collusion leads", icon=":material/policy:", url_path="collusion"),
@@ -49,7 +52,7 @@ _P = {
 # twin makes /overview a working link too.
 _twin = st.Page("screens/overview.py", title="概览 Overview", url_path="overview", visibility="hidden")
 _PAGES = {
-    "运营 Operators": [_P["overview"], _P["hand-types"], _P["families"], _P["tuning"], _P["fairness"]],
+    "运营 Operators": [_P["overview"], _P["hand-types"], _P["families"], _P["tuning"], _P["conformance"], _P["fairness"]],
     "审计 Audit": [_P["audit"], _P["collusion"]],
     "玩家 Players": [_P["player"], _P["leaderboard"], _twin],
 }

@@ -197,7 +197,8 @@ def _resolve(name: str) -> Any:
 PAGE_FILES = {"overview": "screens/overview.py", "hand-types": "screens/hand_types.py", "families": "screens/families.py",
               "tuning": "screens/tuning.py", "fairness": "screens/fairness.py",
               "collusion": "screens/collusion.py", "player": "screens/player.py",
-              "leaderboard": "screens/leaderboard.py", "audit": "screens/audit.py"}
+              "leaderboard": "screens/leaderboard.py", "audit": "screens/audit.py",
+              "conformance": "screens/conformance.py"}
 """url_path -> page script (as registered in app.py)."""
 
 
