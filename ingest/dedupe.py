@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from ingest.rows import LINE, Batch, Counts
 
-READER_RULES = frozenset({"paipu.compression", "paipu.io"})
+READER_RULES = frozenset({"paipu.compression", "paipu.io", "paipu.symlink"})
 """Reject rules about a whole file (not a line): never deduplicated."""
 
 _M64 = (1 << 64) - 1

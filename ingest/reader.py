@@ -15,6 +15,15 @@ those suffixes; other files are listed as skipped). Decisions where the spec is 
   :class:`Problem` line after the last complete line, holding the cut-off bytes if any
   (``bad_json`` / ``paipu.compression`` or ``paipu.io``); the lines before it are kept. The
   reader never raises for bad content.
+- What a folder holds is read only where it lies inside the folders and files named (the input
+  roots): a symlink found there that leads outside them is not followed, nor is a symlink to a
+  folder, and a folder that cannot be listed is not passed over: each is an input of its own that
+  the reader turns into one reject (``bad_json`` / ``paipu.symlink`` or ``paipu.io``), so it is
+  counted and the run says so. Whoever can drop a file into a log folder cannot make the ingest
+  read (and store in ``rejects.raw``) a file elsewhere. Only regular files are read: a FIFO, a
+  socket or a device is skipped, as is a file with another suffix.
+- A source is named by :func:`~replay.record.source_text` of its absolute path: one text per
+  path, so two files never share a ``source_file`` (re-ingesting one replaces only its own rows).
 """
 
 from __future__ import annotations
@@ -24,10 +33,12 @@ import hashlib
 import os
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PosixPath
 from typing import BinaryIO, Callable, Iterable, Iterator, NamedTuple
 
 import zstandard
+
+from replay.record import source_text
 
 SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst")
 MAX_LINE_BYTES = 1 << 20
@@ -35,6 +46,9 @@ MAX_LINE_BYTES = 1 << 20
 RAW_KEEP = 4096
 """Bytes of a rejected line kept in ``rejects.raw``."""
 _CHUNK = 1 << 20
+_ZSTD_FEED = 64
+"""Compressed bytes given to the zstd decoder at a time: their output is at most about 16
+blocks of 128 KiB (a block takes at least 4 bytes), so no input can make one call's output large."""
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -75,6 +89,20 @@ class FileStats:
     bytes_in: int = 0
 
 
+class Refused(PosixPath):
+    """An input found in a folder that the reader does not read (see the module docstring):
+    :func:`read_lines` yields one reject for it, with ``rule`` and ``reason``."""
+
+    rule = "paipu.io"
+    reason = ""
+
+
+def _refused(path: Path, rule: str, reason: str) -> Refused:
+    out = Refused(path)
+    out.rule, out.reason = rule, reason
+    return out
+
+
 def has_input_suffix(path: Path) -> bool:
     """True when ``path`` ends in one of :data:`SUFFIXES`."""
     return path.name.endswith(SUFFIXES)
@@ -85,49 +113,78 @@ def find_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[Path]]:
 
     Folders are walked top-down, names sorted (a folder's files, then its subfolders). Only files
     with one of :data:`SUFFIXES` are read, also when named directly. A file reached twice is
-    read once.
+    read once. In a folder, a symlink that leads outside every given path, a symlink to a
+    folder and a folder that cannot be listed are :class:`Refused` inputs (one reject each).
 
-    :returns: ``(inputs, skipped)``: absolute paths of the files to read, and of the files found
-        that were not read (wrong suffix, or not a regular file: a FIFO, a socket, a dangling
-        symlink).
+    :returns: ``(inputs, skipped)``: absolute paths of the files to read (:class:`Refused` ones
+        among them), and of the files found that were not read (wrong suffix, or not a regular
+        file: a FIFO, a socket, a device, a dangling symlink).
     :raises FileNotFoundError: a given path does not exist.
     """
     inputs: list[Path] = []
     skipped: list[Path] = []
     seen: set[Path] = set()
+    given_paths = [Path(g).absolute() for g in paths]
+    for g, p in zip(paths, given_paths):
+        if not p.exists():
+            raise FileNotFoundError(f"no such file or folder: {g}")
+    roots = [p.resolve() for p in given_paths]
 
-    def take(p: Path) -> None:
+    def inside(p: Path) -> bool:
+        target = p.resolve()
+        return any(target == r or target.is_relative_to(r) for r in roots)
+
+    def take(p: Path, walked: bool) -> None:
         if p in seen:
             return
         seen.add(p)
+        if walked and p.is_symlink() and p.exists() and not inside(p):  # a dangling link is skipped below
+            if has_input_suffix(p):
+                inputs.append(_refused(p, "paipu.symlink", "a symlink that leads outside the input folders: not read"))
+            else:
+                skipped.append(p)
+            return
         # only regular files (symlinks to them too): a FIFO would block, a dangling link fails
         (inputs if has_input_suffix(p) and p.is_file() else skipped).append(p)
 
-    for given in paths:
-        p = Path(given).absolute()
-        if not p.exists():
-            raise FileNotFoundError(f"no such file or folder: {given}")
+    def unlisted(e: OSError) -> None:
+        where = Path(e.filename) if e.filename else None
+        if where is not None and where not in seen:
+            seen.add(where)
+            inputs.append(_refused(where, "paipu.io", f"cannot list the folder: {e.strerror or e}"))
+
+    for p in given_paths:
         if p.is_dir():
-            for root, dirs, files in os.walk(p):
+            for root, dirs, files in os.walk(p, onerror=unlisted):
                 dirs.sort()
                 for name in sorted(files):
-                    take(Path(root, name))
+                    take(Path(root, name), True)
+                for name in dirs:
+                    d = Path(root, name)
+                    if d.is_symlink():  # os.walk does not follow it: say so rather than pass it over
+                        seen.add(d)
+                        inputs.append(_refused(d, "paipu.symlink", "a symlink to a folder: not followed"))
         else:
-            take(p)
+            take(p, False)
     return inputs, skipped
 
 
 class _ZstdChunks:
-    """Decompressed chunks of a (multi-frame) zstd file that notices truncation.
+    """Decompressed chunks of a (multi-frame) zstd file that notices truncation, in bounded memory.
 
     ``zstandard``'s ``stream_reader`` returns end-of-data silently on a cut-off frame, so the
-    frames are decoded with ``decompressobj`` and an unfinished frame at the end raises.
+    frames are decoded with ``decompressobj`` and an unfinished frame at the end raises. Its
+    ``decompress`` has no output bound and a few bytes of zstd can stand for a 128 KiB block, so
+    the compressed bytes go in :data:`_ZSTD_FEED` at a time and a chunk ends once it holds
+    :data:`_CHUNK` bytes: a chunk is at most about ``_CHUNK`` + 2 MiB, however the file expands.
     """
 
     def __init__(self, fh: BinaryIO) -> None:
         self.fh = fh
         self.dctx = zstandard.ZstdDecompressor()
         self.obj = None
+        self.data = b""  # compressed bytes read and not yet fed
+        self.at = 0
         self.error: Exception | None = None  # raised on the call after the data decoded before it
 
     def read(self) -> bytes:
@@ -140,30 +197,34 @@ class _ZstdChunks:
         """
         if self.error is not None:
             raise self.error
-        while True:
-            data = self.fh.read(_CHUNK)
-            if not data:
-                if self.obj is not None and not self.obj.eof:
-                    raise EOFError("zstd stream ended inside a frame")
-                return b""
-            out = []
-            try:
-                while data:
+        out: list[bytes] = []
+        size = 0
+        try:
+            while size < _CHUNK:
+                if self.at >= len(self.data):
+                    self.data, self.at = self.fh.read(_CHUNK), 0
+                    if not self.data:
+                        if self.obj is not None and not self.obj.eof:
+                            raise EOFError("zstd stream ended inside a frame")
+                        break
+                piece = self.data[self.at:self.at + _ZSTD_FEED]
+                self.at += len(piece)
+                while piece:
                     if self.obj is None:
                         self.obj = self.dctx.decompressobj()
-                    out.append(self.obj.decompress(data))
+                    got = self.obj.decompress(piece)
+                    out.append(got)
+                    size += len(got)
                     if self.obj.eof:
-                        data = self.obj.unused_data
+                        piece = self.obj.unused_data
                         self.obj = None
                     else:
-                        data = b""
-            except zstandard.ZstdError as e:
-                if not any(out):
-                    raise
-                self.error = e
-            got = b"".join(out)
-            if got:
-                return got
+                        piece = b""
+        except (zstandard.ZstdError, EOFError) as e:
+            if not size:
+                raise
+            self.error = e
+        return b"".join(out)
 
 
 def _chunk_reader(path: Path, fh: BinaryIO) -> Callable[[], bytes]:
@@ -191,8 +252,9 @@ def read_lines(path: Path | str, *, max_line_bytes: int = MAX_LINE_BYTES,
     :returns: an iterator of :class:`Line`; ``line.problem`` is set for lines rejected here.
         Never raises for bad or unreadable content.
     """
+    refused = path if isinstance(path, Refused) else None
     path = Path(path)
-    source = str(path)
+    source = source_text(str(path))
     st = stats if stats is not None else FileStats(source)
     limit = max_line_bytes
     content = hashlib.sha256()
@@ -246,6 +308,12 @@ def read_lines(path: Path | str, *, max_line_bytes: int = MAX_LINE_BYTES,
             return None
         return Line(source, line_no, raw)
 
+    if refused is not None:
+        st.error = refused.reason
+        st.lines = 1
+        yield _problem_line(source, 1, b"", hashlib.sha256(b"").hexdigest(), 0, "bad_json", refused.rule,
+                            f"{path.name}: {refused.reason}")
+        return
     try:
         st.size = path.stat().st_size
         fh = open(path, "rb")

@@ -711,6 +711,26 @@ class _Live:
             self.screen.end_file(what)
 
 
+class StoredMismatch(RuntimeError):
+    """What a run would commit is not what it counted (nothing of it is committed)."""
+
+
+def _check_stored(wh: Warehouse, report: IngestReport) -> None:
+    """Before the commit: every file's stored games and rejects are what the run counted for it
+    (valid + invalid games, rejected lines), so no file's replace took another's rows.
+
+    :raises StoredMismatch: naming the first file that differs.
+    """
+    from replay.record import source_text
+
+    stored = wh.source_rows([f.path for f in report.files])
+    for f in report.files:
+        games, rejects = stored[source_text(f.path)]
+        if (games, rejects) != (f.valid + f.invalid, f.rejected):
+            raise StoredMismatch(f"{f.path}: the run counted {f.valid + f.invalid} games and {f.rejected} rejected "
+                                 f"lines but would store {games} and {rejects}; nothing was committed")
+
+
 def _commit(wh: Warehouse, report: IngestReport, states: list[_FileState], run_record: Any, live: _Live,
             say: Any = None) -> list[dict]:
     """Commit the run's transaction (see :func:`ingest`) in the embedded catalog's commit turn
@@ -741,6 +761,7 @@ def _commit(wh: Warehouse, report: IngestReport, states: list[_FileState], run_r
                     screen = _Screen(wh, report)
                     for st in states:
                         screen.file(st)
+                _check_stored(wh, report)
                 interrupted = wh.mark_interrupted()
                 report.finished_at = datetime.now(timezone.utc)
                 report.status = "done"

@@ -499,6 +499,20 @@ class Warehouse:
         return self.con.sql("SELECT g.game_id, g.record_sha256, g.source_file, g.source_line FROM lake.games g "
                             "SEMI JOIN probe p ON g.game_id = p.game_id").fetchall()
 
+    def source_rows(self, sources: list[str]) -> dict[str, tuple[int, int]]:
+        """``source_file`` → (games, rejects) stored for each of ``sources`` (input paths, named
+        as :meth:`replace_source` names them), as this transaction sees them."""
+        from replay.record import source_text
+
+        assert self.con is not None
+        probe = pa.table({"source_file": [source_text(s) for s in sources]})  # noqa: F841
+        got = {s: [0, 0] for s in probe.column("source_file").to_pylist()}
+        for i, table in enumerate(("games", "rejects")):
+            for src, n in self.con.sql(f"SELECT t.source_file, count(*) FROM lake.{table} t SEMI JOIN probe p "
+                                       "ON t.source_file = p.source_file GROUP BY t.source_file").fetchall():
+                got[src][i] = n
+        return {s: (g, r) for s, (g, r) in got.items()}
+
     def stored_rejects(self, hashes: pa.Array) -> list[tuple[str, str, str, int]]:
         """``(raw_sha256, rule, source_file, source_line)`` of stored rejects whose bytes are among ``hashes``."""
         assert self.con is not None
@@ -589,11 +603,11 @@ class Warehouse:
     def replace_source(self, source: str) -> None:
         """Delete every row that ``source`` (an input file's absolute path) stored: its games and
         their child rows, its rejects. Inside a transaction: a reader never sees the gap."""
-        from replay.record import utf8_text
+        from replay.record import source_text
 
         con = self.con
         assert con is not None
-        source = utf8_text(source)  # as the rows store it (a file name need not be UTF-8)
+        source = source_text(source)  # as the rows name it: one text per path (a file name need not be UTF-8)
         for table in TABLES:
             if table in ("games", "rejects"):
                 continue

@@ -21,7 +21,7 @@ import typer
 from replay import ENGINE_VERSION, variants
 from replay.options import parse_overrides
 from replay.progress import Meter
-from replay.record import Verdict, VerdictError, sha256_hex, terminal_text, utf8_text
+from replay.record import Verdict, VerdictError, sha256_hex, source_text, terminal_text
 from replay.replayer import replay_line
 from replay.workers import process_pool
 
@@ -150,7 +150,7 @@ def validate_cmd(
                 if as_json:
                     obj = _verdict_json(res) if res is not None else verdict
                     obj = obj if isinstance(obj, dict) else msgspec.to_builtins(obj)
-                    obj.update(status=status, source_file=utf8_text(str(f)), source_line=line.line_no)
+                    obj.update(status=status, source_file=source_text(str(f)), source_line=line.line_no)
                     out.write(msgspec.json.encode(obj).decode() + "\n")
                 elif status in ("invalid", "rejected") or not quiet:
                     out.write(_verdict_line(f"{where}:{line.line_no}", status, verdict))

@@ -169,6 +169,22 @@ def utf8_text(s: str) -> str:
     return s
 
 
+def source_text(path: str) -> str:
+    """An input file's path as the warehouse names its source (``source_file``): one text per
+    path, never the same for two. A UTF-8 path is itself; a path holding an undecodable byte has
+    its backslashes doubled and each such byte written ``\\udcXX`` — and so does a UTF-8 path
+    that holds the text ``\\udc`` itself, which could otherwise pass for one (only the escaped
+    form of a path holds ``\\udc`` after this, and it reads back one way)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        if "\\udc" not in path:
+            return path
+    return path.replace("\\", "\\\\").encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 # What a terminal would act on rather than show: C0/C1 controls (ESC starts colour, cursor and
 # title sequences; CR and BS overwrite what came before; LF would start a fake output line), and
 # the bidirectional and line-separator formats (Trojan Source, CVE-2021-42574: they reorder the
