@@ -457,6 +457,11 @@ class YuanjiangState(GameState):
         for o in w.options:  # seats that passed explicitly before this claim
             if o.seat in w.passed:
                 self.passed(o, c)
+            elif o.seat == s and act == "chi" and (o.act == "peng" or o.act == "wai"):
+                # 过碰: 能碰未碰后面不可再碰, 有歪未歪后面也不能碰 (003 §玩法规则 4.2): a 吃 taken over the
+                # seat's own 碰 or 歪 of the card passes it; a 碰 or 歪 taken over its own 吃 pre-empts
+                # that 吃 as another seat's higher claim would: no 过吃 (docs decision 10)
+                self.peng_closed[s].add(c)
         if act == "hu":
             self.end_win(s, c, "self" if s == w.src else "flip", w.src)
             return
