@@ -250,7 +250,9 @@ class GuilinState(GameState):
         self.skip_discard: str | None = None  # "chong_duo" / "no_card": this seat's claim is not followed by a discard
         self.may_skip = False  # 听 with two dealt fours: the seat may leave out this discard (001 §技巧攻略)
         self.next_draw: int | None = None  # who draws when the seat to discard does not (skip_discard, may_skip)
-        self.must_hu: str | None = None  # 放炮必胡 owed after the seat's forced act on the card: the rule
+        # a 胡 owed after the seat's forced act on the card, as (code, rule, why): 放炮必胡, or a 开舵 that
+        # ranked as the seat's 胡 (kai_duo_as_hu)
+        self.must_hu: tuple[str, str, str] | None = None
         self.skipped: tuple[int, str] | None = None  # (seat, why) of a claim not followed by a discard, until the next draw
         # (seat, card, win_from, src, act) of the forced act just made, whether or not the seat may 胡 after it
         self.forced_card: tuple[int, int, str, int, str] | None = None
@@ -547,8 +549,9 @@ class GuilinState(GameState):
     def on_discard_phase(self, ev: Event) -> None:
         s = self.turn
         if self.must_hu and not (ev.act == "hu" and ev.seat == s):
-            raise self.fail("missing_forced_action", self.must_hu, f"seat {s} had to 胡 {self.label(self.forced_card[1])} "
-                            f"after its forced `{self.forced_card[4]}` (放炮必胡, 004 §3.打牌 6), not `{ev.act}`")
+            code, rule, why = self.must_hu
+            raise self.fail(code, rule, f"seat {s} had to 胡 {self.label(self.forced_card[1])} "
+                            f"after its forced `{self.forced_card[4]}` ({why}), not `{ev.act}`")
         if ev.act == "draw" and (self.skip_discard or self.may_skip):  # no discard: the next seat draws
             if self.may_skip:
                 self.ting_skip[s] = False  # once a hand
@@ -672,7 +675,7 @@ class GuilinState(GameState):
             if not may_hu:
                 raise self.fail("missing_forced_action", owed.rule, f"seat {s} had to 胡 {self.label(c)} (放炮必胡): "
                                 f"after its `{act}` the hand no longer wins, so the `{act}` left the 胡 out")
-            self.must_hu = owed.rule
+            self.must_hu = ("missing_forced_action", owed.rule, "放炮必胡, 004 §3.打牌 6")
         chong_duo = act in FOUR and self.fours(s) >= 2
         if chong_duo or not _free_total(h):
             # 重舵: no discard (001 §技巧攻略); a seat left with nothing to discard likewise. Who draws
@@ -793,14 +796,79 @@ class GuilinState(GameState):
     def on_window_event(self, ev: Event) -> None:
         """A claim that leaves out the seat's own forced act (开舵, 扫…, 放炮必胡 胡) for a lower one
         (e.g. 吃 instead of 开舵) is ``missing_forced_action`` (001 §开舵 就要开舵; docs/rules/guilin.md
-        §Priority); a 胡 may replace a forced 开舵 (001 §开舵: 自己胡牌的话可以不开舵). Then the core's checks."""
+        §Priority); a 胡 may replace a forced 开舵 (001 §开舵: 自己胡牌的话可以不开舵). A forced 开舵 that
+        completes the hand ranks as the seat's 胡 (:meth:`kai_duo_as_hu`): the other seats' options it
+        passes over so give way to it, and the 胡 is then owed (a discard there is a
+        ``priority_violation``). Then the core's checks."""
         w = self.window
+        outranked = None
         if ev.act != "pass" and w is not None:
             o = self.forced_left_out(ev.seat, ev.act, w)
             if o is not None:
                 raise self.fail("missing_forced_action", o.rule, f"seat {ev.seat} had to `{o.act}` {self.label(w.card)}: "
                                 f"its forced act cannot be left out for a `{ev.act}` of its own")
+            if ev.act == "kai_duo":
+                outranked = self.outranked_as_hu(ev.seat, w)
+                if outranked:  # they give way to the 胡 this 开舵 begins, as to the 胡 itself
+                    w.declined = w.declined | frozenset([i for i, _ in outranked])
         GameState.on_window_event(self, ev)  # super(), without making a super object an event
+        if outranked and self.must_hu is None:
+            o = outranked[0][1]
+            self.must_hu = ("priority_violation", "paipu.priority",
+                            f"its `kai_duo` passed over seat {o.seat}'s `{o.act}` only as the first half of its 胡: "
+                            "扫穿或扫>>胡牌>>开舵或碰>>吃, 001 §技巧攻略")
+
+    @cython.locals(o=Option, w=Window)
+    def kai_duo_as_hu(self, opt: Option, w: Window) -> Option | None:
+        """The seat's own open 胡 that its forced 开舵 ``opt`` ranks as, or None (docs/rules/guilin.md
+        decision 19). 001 §游戏玩法 names 开舵 among the acts through which a hand is won (通过执行以上
+        动作[吃、碰、扫、开舵]，使手上的牌全部构成基本牌型 … 则该玩家为本局游戏的胜利者), and spec §4 logs a
+        forced act that completes the hand as the act, then `hu` with the same card: such a 开舵 is the
+        first half of the seat's 胡, and ranks as that 胡 (组牌优先顺序为：扫穿或扫>>胡牌>>开舵或碰>>吃,
+        001 §技巧攻略), the 胡 then owed. It does when the 开舵 leaves the seat's hand a win and the
+        seat's 胡 on the card is open (not declined by a pass)."""
+        if opt.act != "kai_duo":
+            return None
+        s = opt.seat
+        for o in w.of(s):
+            if o.act == "hu":
+                wf = "self" if s == w.src else ("flip" if w.kind == "flip" else "discard")
+                return o if self.kai_duo_completes(s, w.card, wf) else None
+        return None
+
+    @cython.locals(w=Window)
+    def outranked_as_hu(self, seat: int, w: Window) -> list[tuple[int, Option]]:
+        """The other seats' open options (index, option) that ``seat``'s forced 开舵 in ``w`` passes
+        over by ranking as its 胡 (:meth:`kai_duo_as_hu`): those ranked below that 胡 and above the
+        开舵 (another seat's 胡 later in 胡 order). [] when the 开舵 does not rank as a 胡."""
+        duo = hu = None
+        for o in w.of(seat):
+            if o.act == "kai_duo":
+                duo = o
+                hu = self.kai_duo_as_hu(o, w)
+                break
+        if hu is None:
+            return []
+        opts = w.options
+        return [(i, o) for i, o in enumerate(opts) if o.seat != seat and o.seat not in w.passed and i not in w.declined
+                and o.key < duo.key and not o.key < hu.key]
+
+    def kai_duo_completes(self, s: int, c: int, win_from: str) -> bool:
+        """Whether ``s``'s hand wins (≥ 10 胡, 001 §打10胡胡牌规则) once its forced 开舵 of ``c`` from
+        ``win_from`` is made: its table meld of ``c`` upgraded (:meth:`kai_duo_melds`), or its dealt
+        坎 of ``c`` laid out as the 开舵."""
+        h = self.hands[s]
+        if h[c] == 3:  # 起手牌开舵 (001 §开舵)
+            hand = list(h)
+            hand[c] = 0
+            melds = [*self.melds[s], ("kai_duo", (c,) * 4)]
+        else:
+            hand = h
+            melds = self.kai_duo_melds(s, c, win_from)
+            if melds is None:
+                return False
+        p = sc.best_points(hand, melds, None, None, self.hu_triple)
+        return p is not None and p >= sc.MIN_HU
 
     @cython.locals(o=Option, w=Window)
     def forced_left_out(self, seat: int, act: str, w: Window) -> Option | None:
@@ -820,6 +888,23 @@ class GuilinState(GameState):
     def own_claim_allowed(self, opt: Option, w: Window) -> bool:
         """:meth:`GameState.own_claim_allowed`: not a claim that leaves out the seat's forced act."""
         return self.forced_left_out(opt.seat, opt.act, w) is None
+
+    @cython.locals(o=Option, w=Window)
+    def window_events(self) -> list[Event]:
+        """:meth:`GameState.window_events`, a forced 开舵 that ranks as the seat's 胡 ranked so
+        (:meth:`kai_duo_as_hu`): it is listed while no option ranks before that 胡."""
+        w = self.window
+        assert w is not None
+        live = [o for i, o in enumerate(w.options) if o.seat not in w.passed and i not in w.declined]
+        evs = []
+        for o in live:
+            hu = self.kai_duo_as_hu(o, w)
+            if not w.ahead_of(o if hu is None else hu) and self.own_claim_allowed(o, w):
+                evs += o.events
+        forced = {o.seat for o in live if o.forced}
+        evs += [Event(seat=s, act="pass") for s in sorted({o.seat for o in live})
+                if s not in forced or w.declinable(s)]
+        return evs
 
     def refused_hu(self, ev: Event):
         """The refusal of ``ev``, a 胡 by the seat that owes a discard (or skipped it) and has no
@@ -987,8 +1072,9 @@ class GuilinState(GameState):
     def finish(self, n_actions: int) -> None:
         if self.phase is Phase.DISCARD and self.must_hu:
             self.step = n_actions
-            raise self.fail("missing_forced_action", self.must_hu, f"seat {self.turn} had to 胡 after its forced "
-                            f"`{self.forced_card[4]}` (放炮必胡, 004 §3.打牌 6); the actions stop there")
+            code, rule, why = self.must_hu
+            raise self.fail(code, rule, f"seat {self.turn} had to 胡 after its forced "
+                            f"`{self.forced_card[4]}` ({why}); the actions stop there")
         if self.phase is Phase.DISCARD and self.skip_discard and self.wall_left == 0:
             self.end_draw()  # the seat that owes no discard declined its 胡 on the last card
         super().finish(n_actions)
