@@ -115,3 +115,65 @@ def test_a_chi_over_ones_own_wai_closes_the_later_peng():
     assert options_at(rec, 1)[:2] == [(1, "wai", ["x8 x8"]), (1, "chi", ["x6 x7"])]
     assert options_at(rec, 6) == [(0, "chi", ["x6 x7", "x7 x9", "x9 x10"])]  # no 碰 for seat 1
     assert errors(rec) == [(7, "illegal_action", "yuanjiang_guihuzi.guo_peng")]
+
+
+# -- 报听 is lost to a 动张 before the win (003 §胡牌胡型 2; docs decision 3) ------------------------------
+# 003 §胡牌胡型 2: 报听: 起手听牌(庄家为打出第一张后听牌),没打出过手牌情况下胡牌。可溜可歪后立即胡和歪后即溜
+# 不算动张,仍为报听,*4. A 吃 or a 碰 is a 动张 (only the 溜 and the 歪 before 胡 or 溜 are not).
+
+# The dealer holds 小九 ×4, 柒捌, 小一..小六, 壹贰叁, 肆伍, 拾拾 and 小十.
+DEALER_LIU_HANDS = ["x9 x9 x9 x9 d7 d8 x1 x2 x3 x4 x5 x6 d1 d2 d3 d4 d5 d10 d10 x10",
+                    "x1 x2 x3 x5 x7 x8 d1 d2 d3 d5 d6 d7 x4 x6 x8 x10 d4 d9 x7",
+                    "x1 x3 x4 x6 x7 x8 x10 d1 d2 d3 d4 d5 d6 d1 d10 x5 x2 d6 x2"]
+
+
+def test_the_dealers_liu_then_chi_and_discard_is_not_baoting():
+    # 0 the dealer 溜s its four 小九 (no discard); 1 seat 1 flips 小三; 2 seat 2 flips 玖, 3 the dealer
+    # eats it with 柒捌 and 4 discards 小十 — its first discard, after a 吃; 7 it flips 陆 and 8 wins:
+    # 溜 小九 + 吃 柒捌玖 + 小一二三 + 小四五六 + 壹贰叁 + 肆伍陆 + 门子 拾拾. No hand type (reds 小二, 贰, 柒,
+    # 拾拾; both sizes; 0-息 sentences), so a 小胡: (5 硬息 + 溜 5) × 内圆 4 (the 溜) = 40, not ×4 报听.
+    acts = [A(0, "liu", None, "x9 x9 x9 x9"), A(1, "draw", "x3"), A(2, "draw", "d9"), A(0, "chi", "d9", "d7 d8"),
+            A(0, "discard", "x10"), A(1, "draw", "x5"), A(2, "draw", "d8"), A(0, "draw", "d6"), A(0, "hu", "d6")]
+    result = {"outcome": "win", "winner": 0, "win_card": "d6", "from": None, "points": 40, "units": 40,
+              "hand_types": ["nei_yuan"], "scores": [80, -40, -40],
+              "breakdown": {"xi": 5, "kan": 0, "wai": 0, "liu": 5, "piao": 0, "dan_wai": 0, "nei_yuan": 4,
+                            "wai_yuan": 1, "haidi": 1, "baoting": 1}}
+    v = verdict(record(deal(DEALER_LIU_HANDS, "x3 d9 x5 d8 d6"), acts, result=result))
+    assert v.valid, v.errors
+
+
+def test_the_dealers_liu_then_wai_and_discard_is_not_baoting():
+    # 0 the dealer 溜s; 3 it flips 拾 and 4 歪s it with 拾拾, then 5 discards 小十 — its first discard,
+    # after a 歪 that was not followed by 胡 or 溜; 8 it flips 陆 and 9 wins: 溜 小九 + 歪 拾 + 小一二三 +
+    # 小四五六 + 壹贰叁 + 肆伍陆 + 门子 柒捌 — (5 + 溜 5 + 歪 5) × 内圆 4 = 60, not ×4 报听.
+    d = deal(DEALER_LIU_HANDS, "x3 d9 d10 x5 d8 d6")
+    acts = [A(0, "liu", None, "x9 x9 x9 x9"), A(1, "draw", "x3"), A(2, "draw", "d9"), A(0, "draw", "d10"),
+            A(0, "wai", "d10", "d10 d10"), A(0, "discard", "x10"), A(1, "draw", "x5"), A(2, "draw", "d8"),
+            A(0, "draw", "d6"), A(0, "hu", "d6")]
+    c = verdict(record(d, acts)).computed
+    assert (c["points"], c["hand_types"], c["breakdown"]["wai"], c["breakdown"]["baoting"]) == (60, ["nei_yuan"], 5, 1)
+
+
+# Seat 1 is 听 from its deal: 小一 ×4, 小二小三, 伍伍, 小四..小九, 壹贰叁, 柒捌 (wins on 玖 or 陆).
+TING_DEAL = ["d5 x2 x3 x5 x6 x8 x9 x10 d1 d2 d3 d4 d6 d7 d8 d10 d10 x4 x7 x9",
+             "x1 x1 x1 x1 x2 x3 d5 d5 x4 x5 x6 x7 x8 x9 d1 d2 d3 d7 d8",
+             "x2 x3 x4 x5 x6 x7 x8 x10 d1 d2 d3 d4 d4 d6 d7 d9 d10 x10 d6"]
+
+
+def test_a_peng_then_liu_without_a_discard_is_not_baoting():
+    # 0 seat 0 discards 伍; 1 seat 1 碰s it and 2 溜s its four 小一 instead of discarding; 3–4 seats 2
+    # and 0 flip; 5 seat 1 flips 玖 and 6 wins: 碰 伍 + 溜 小一 + 小二三 门子 + 小四五六 + 小七八九 + 壹贰叁 +
+    # 柒捌玖 — a 小胡 (5 + 溜 5) × 内圆 4 = 40. The 碰 is a 动张 though no discard followed it.
+    d = deal(TING_DEAL, "x4 d3 d9")
+    acts = [A(0, "discard", "d5"), A(1, "peng", "d5", "d5 d5"), A(1, "liu", None, "x1 x1 x1 x1"), A(2, "draw", "x4"),
+            A(0, "draw", "d3"), A(1, "draw", "d9"), A(1, "hu", "d9")]
+    c = verdict(record(d, acts)).computed
+    assert (c["points"], c["hand_types"], c["breakdown"]["baoting"]) == (40, ["nei_yuan"], 1)
+
+
+def test_baoting_holds_for_a_seat_that_did_nothing_but_win():
+    # the same seat passes the 碰 and wins on its first flip, 玖: 坎 小一 + 小一二三 + 小四五六 + 小七八九 +
+    # 壹贰叁 + 柒捌玖 + 门子 伍伍 — (5 + 坎 5) × 内圆 4 (four 小一 dealt) × 报听 4 = 160
+    d = deal(TING_DEAL, "d9 d3 x4")
+    c = verdict(record(d, [A(0, "discard", "d5"), A(1, "draw", "d9"), A(1, "hu", "d9")])).computed
+    assert (c["points"], c["hand_types"], c["breakdown"]["baoting"]) == (160, ["baoting", "nei_yuan"], 4)

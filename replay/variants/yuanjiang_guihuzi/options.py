@@ -33,8 +33,9 @@ OPTIONS = (
                "A win on a card another seat flipped: each loser pays one share (each), or the seat that flipped "
                "it pays both (drawer).", kind="scoring"),
     RuleOption("baoting", "auto", ("auto", "off"), f"{S} §胡牌胡型 2 (报听 ×4)",
-               "auto: 报听 holds when the seat was 听 from its start (the dealer: after its first discard) and "
-               "won without discarding again (歪→胡, 歪→溜 and 溜 are not 动张); off: never.", kind="play"),
+               "auto: 报听 holds when the seat was 听 from its start (the dealer: after its first discard, with no "
+               "吃, 碰 or 歪 before it) and won without a 动张 since: no discard, 吃 or 碰 (歪→胡, 歪→溜 and 溜 are "
+               "not 动张); off: never.", kind="play"),
     RuleOption("hanghang_with_menzi", True, (True, False), f"{S} §胡牌胡型 12 (行行息: 每组牌都有息) and §息数和算分",
                "True: the 门子 is one of the groups and must have 息 too (a pair or two of 二七十); False: only full groups.", kind="play"),
     RuleOption("qihu_xi", 0, (0, 5), f"{S} §胡牌胡型 3 (十对: 不用成牌不用满足5息), §名词解析 5 (起胡条件 … 只针对5硬息玩法)",

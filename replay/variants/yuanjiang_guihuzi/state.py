@@ -343,12 +343,16 @@ class YuanjiangState(GameState):
                 raise self.fail("illegal_action", "suo_pai",
                                 f"{self.label(c)} is locked (锁牌) for seat {s} since its 吃: it cannot be discarded (003 §玩法规则 4.3)")
             h[c] -= 1
+            after_wai = self.after_wai is not None
             self.after_wai = None
             self.intact[s] = False
             self.close_after_discard(s, c)
+            # 报听: 起手听牌(庄家为打出第一张后听牌),没打出过手牌情况下胡牌 (003 §胡牌胡型 2). The dealer's 听 is
+            # judged at its first discard unless a 动张 came first: a 吃 or 碰 (ting already False), or the
+            # 歪 this discard follows (only 歪 then 胡 or 溜 is no 动张); any other discard loses it.
             if s == self.dealer and not self.dealer_discarded:
                 self.dealer_discarded = True
-                self.ting[s] = self.is_ting(s)  # 庄家为打出第一张后听牌
+                self.ting[s] = self.ting[s] is None and not after_wai and self.is_ting(s)
             else:
                 self.ting[s] = False  # 打出过手牌: no 报听
             self.open_window(c, s, "discard")
@@ -483,6 +487,8 @@ class YuanjiangState(GameState):
             self.melds[s][i] = ("piao", (c,) * 4)
             self.to_draw(self.xia(s))  # like 溜: the 4th needs no discard (docs §飘)
             return
+        if act == "chi" or act == "peng":  # a 动张: no 报听 (003 §胡牌胡型 2; docs decision 3)
+            self.ting[s] = False
         if act in ("wai", "peng"):
             h[c] -= 2
             self.melds[s].append((act, (c,) * 3))
