@@ -177,3 +177,46 @@ def test_baoting_holds_for_a_seat_that_did_nothing_but_win():
     d = deal(TING_DEAL, "d9 d3 x4")
     c = verdict(record(d, [A(0, "discard", "d5"), A(1, "draw", "d9"), A(1, "hu", "d9")])).computed
     assert (c["points"], c["hand_types"], c["breakdown"]["baoting"]) == (160, ["baoting", "nei_yuan"], 4)
+
+
+# -- the codes of acts the room has off (options peng_on_flip, piao) ----------------------------------
+# Seat 0 holds 小八小八 (nothing else takes seat 1's flip of 小八 from it) and 叁叁 with 壹贰 (as seat 2's
+# 下家 it may also eat seat 2's flip of 叁).
+FLIP_DEAL = deal(["x8 x8 d3 d3 d1 d2 x1 x1 x3 x5 x6 x10 d5 d6 d7 d9 d10 x2 x4 x9",
+                  "x1 x2 x3 x4 x5 x6 x7 x9 x10 d4 d5 d6 d8 d9 d10 d1 d2 x7 d7",
+                  "x1 x2 x3 x4 x5 x6 x7 x9 x10 d4 d5 d6 d8 d9 d10 d2 d4 x10 d7"], "x8 d3")
+PENG_X8 = [A(0, "discard", "x9"), A(1, "draw", "x8"), A(0, "peng", "x8", "x8 x8"), A(0, "discard", "x10")]
+PENG_D3 = [A(0, "discard", "x9"), A(1, "draw", "x8"), A(2, "draw", "d3"), A(0, "peng", "d3", "d3 d3"),
+           A(0, "discard", "x10")]
+
+
+def test_a_peng_of_a_flip_with_peng_on_flip_off_names_the_option():
+    for acts, step, used, others in ((PENG_X8, 2, 1, []), (PENG_D3, 3, 2, [(0, "chi", ["d1 d2"])])):
+        on = record(FLIP_DEAL, drawn_out(FLIP_DEAL, acts, 1, used))
+        assert (0, "peng", [" ".join(acts[step]["cards"])]) in options_at(on, step - 1)
+        assert errors(on) == []
+        off = record(FLIP_DEAL, drawn_out(FLIP_DEAL, acts, 1, used), rules={"peng_on_flip": False})
+        assert [o for o in options_at(off, step - 1) if o[0] == 0] == others  # no option, or a 吃 only
+        assert errors(off) == [(step, "illegal_action", "yuanjiang_guihuzi.peng_on_flip")]
+
+
+# Seat 1 碰s seat 0's 小五 and later flips the 4th itself; in the second deal it also holds 小三小四.
+PIAO_HANDS = ["x5 x1 x3 x6 x7 x8 x9 x10 d2 d3 d4 d6 d7 d8 d9 d10 x2 x4 d10 d9",
+              "x5 x5 x1 x2 x9 x10 d1 d2 d3 d4 d5 d6 d7 d8 d9 d10 x1 x2 d1",
+              "x1 x3 x4 x6 x7 x8 x9 x10 d1 d2 d3 d4 d5 d6 d7 d8 d9 x2 x3"]
+PIAO_ACTS = [A(0, "discard", "x5"), A(1, "peng", "x5", "x5 x5"), A(1, "discard", "d1"), A(2, "draw", "d5"),
+             A(0, "draw", "x6"), A(1, "draw", "x5"), A(1, "piao", "x5")]
+
+
+@pytest.mark.parametrize("own_chi", [False, True])
+def test_a_piao_with_piao_off_names_the_option(own_chi):
+    hands = list(PIAO_HANDS)
+    if own_chi:  # 小三小四 for 小一小二: the 碰 at step 1 is taken over its own 吃 (no 过吃: decision 10)
+        hands[1] = hands[1].replace("x1 x2 x9", "x3 x4 x9")
+    d = deal(hands, "d5 x6 x5")
+    on = record(d, drawn_out(d, PIAO_ACTS, 2, 3))
+    assert errors(on) == []
+    mine = [o for o in options_at(on, 5) if o[0] == 1]
+    assert mine == [(1, "piao", [None])] + ([(1, "chi", ["x3 x4"])] if own_chi else [])
+    off = record(d, drawn_out(d, PIAO_ACTS, 2, 3), rules={"piao": False})
+    assert errors(off) == [(6, "illegal_action", "yuanjiang_guihuzi.piao")]

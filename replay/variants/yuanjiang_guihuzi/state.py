@@ -515,6 +515,13 @@ class YuanjiangState(GameState):
             wf = "self" if s == w.src else "flip"
             if not self.can_win(s, c, wf):
                 raise self.not_a_win(s, c, wf)
+        # acts the room has off: one code whatever else the seat may do with the card
+        if ev.act == "piao" and not self.piao:  # 003 §名词解析 ③: 飘 … 可选【飘】
+            raise self.fail("illegal_action", "piao", f"seat {s} may not 飘 {self.label(c)}: this room plays without 飘 "
+                            "(option piao = false; 003 §名词解析 ③ 可选【飘】)")
+        if ev.act == "peng" and w.kind == "flip" and not self.peng_on_flip:  # 003 §名词解析 ②: 碰 … 别人打出一张
+            raise self.fail("illegal_action", "peng_on_flip", f"seat {s} may not 碰 {self.label(c)}, a flipped card: "
+                            "this room 碰s only discards (option peng_on_flip = false; 003 §名词解析 ② 别人打出一张)")
         if ev.act in ("wai", "liu", "piao") and s != w.src:
             raise self.fail("out_of_turn", ev.act, f"only the seat that drew {self.label(c)} (seat {w.src}) may `{ev.act}` it")
         if ev.act == "chi":
