@@ -126,6 +126,7 @@ OPTIONS = {
     "dahu_combine": "大胡合计", "yuan_stack": "圆叠加", "piao_bonus": "飘加息", "flip_payer": "翻牌胡付分",
     "baoting": "报听", "hanghang_with_menzi": "行行息含门子", "qihu_xi": "起胡息数", "xi_cap": "息封顶",
     "jiudui_ban": "九对半", "peng_own_discard": "碰自己打出的牌",
+    "wuxi_ping": "无息平计分",
     # 通城個子牌
     "players": "人数", "zimo_pay": "自摸付分", "special_base": "特殊牌型底分", "claim_order": "胡与碰的先后",
     "shidui_four": "十對含四张", "bu_pai": "补牌", "jian_kan": "撿牌成坎", "peng_gezi": "碰的個子",

@@ -179,6 +179,57 @@ def test_baoting_holds_for_a_seat_that_did_nothing_but_win():
     assert (c["points"], c["hand_types"], c["breakdown"]["baoting"]) == (160, ["baoting", "nei_yuan"], 4)
 
 
+# -- a 0-息 hand that is also another hand type (option wuxi_ping; 003 §胡牌胡型 4; docs decision 18) ----
+# 003 §胡牌胡型 4: 无息平胡: 一息没有形成成牌牌型,有吃则不能胡无息平,允许胡牌不能叠加牌型,50息. No hand
+# below splits with a 息 (a 坎, 歪, 二七十, or a pair or two of 二七十 as its 门子): such a split would be a
+# win as its other type at once, worth more than 50, so its 50 under `only` shows there is none.
+
+
+def case(hand: str, win: str, rules: dict, **context) -> dict:
+    out = score_case({"variant": VID, "rules": rules, "hand": hand.split(), "melds": [], "win_card": win,
+                      "win_from": "self", "context": context})
+    assert "error" not in out, out
+    return out
+
+
+@pytest.mark.parametrize("hand, win, other, why", [
+    # 小三四五 ×2, 小四五六, 叁肆伍 ×2, 肆伍陆 + 门子 捌玖: no red at all (全黑胡); 小四/小五/肆/伍 three
+    # each, but a 坎 of any leaves cards no sentence takes, and 捌玖 has no third card here
+    ("x3 x3 x4 x4 x4 x5 x5 x5 x6 d3 d3 d4 d4 d4 d5 d5 d5 d6 d8", "d9", "quanhei_hu", "no red"),
+    # 小一二三, 小二三四, 小三四五, 小四五六, 小八九十 ×2 + 门子 小六小八: all small (小字胡); reds 小二 ×2,
+    # 小十 ×2 and no 小七 (no 二七十); 8 pairs (no 九对半)
+    ("x1 x2 x2 x3 x3 x3 x4 x4 x4 x5 x5 x6 x6 x8 x8 x9 x9 x10 x10", "x8", "xiaozi_hu", "all small"),
+    # the same in 大: 大字胡
+    ("d1 d2 d2 d3 d3 d3 d4 d4 d4 d5 d5 d6 d6 d8 d8 d9 d9 d10 d10", "d8", "dazi_hu", "all big"),
+])
+def test_a_0_xi_hand_that_is_also_another_type(hand, win, other, why):
+    only = case(hand, win, {})
+    assert (only["win"], only["points"], only["hand_types"]) == (True, 50, ["wuxi_ping"])
+    assert all(g["points"] == 0 for g in only["groups"])
+    assert case(hand, win, {"wuxi_ping": "only"}) == only
+    higher = case(hand, win, {"wuxi_ping": "higher"})
+    assert (higher["win"], higher["points"], higher["hand_types"]) == (True, 100, [other]), why
+    assert higher["groups"] == only["groups"]  # the same split, read as the other type
+    # the other type is a 大胡: with qihu_scope=all it needs 起胡条件 (none here), so it stays 无息平
+    assert case(hand, win, {"wuxi_ping": "higher", "qihu_scope": "all"})["points"] == 50
+
+
+def test_a_0_xi_tianhu_and_a_tie():
+    # 天胡 on a 0-息 dealt hand (the 小字胡 hand above, 20 cards): 无息平 50 alone, or 天胡 200 + 小字胡
+    # 100 = 300 (dahu_combine=sum), or the highest, 天胡 200 (max)
+    dealt = "x1 x2 x2 x3 x3 x3 x4 x4 x4 x5 x5 x6 x6 x8 x8 x8 x9 x9 x10 x10"
+    assert case(dealt, None, {}, dealer=True)["points"] == 50
+    higher = case(dealt, None, {"wuxi_ping": "higher"}, dealer=True)
+    assert (higher["points"], sorted(higher["hand_types"])) == (300, ["tianhu", "xiaozi_hu"])
+    assert case(dealt, None, {"wuxi_ping": "higher", "dahu_combine": "max"}, dealer=True)["points"] == 200
+    # 壹贰叁, 贰叁肆 ×2, 陆柒捌, 柒捌玖, 捌玖拾 + 门子 肆陆: a red in every sentence (花胡子) and all big
+    # (大字胡), 100 each: a tie stays 花胡子
+    hua = "d1 d2 d2 d2 d3 d3 d3 d4 d4 d4 d6 d7 d7 d8 d8 d8 d9 d9 d10"
+    for rules in ({}, {"wuxi_ping": "higher"}):
+        got = case(hua, "d6", rules)
+        assert (got["points"], got["hand_types"]) == (100, ["hua_huzi"]), rules
+
+
 # -- the codes of acts the room has off (options peng_on_flip, piao) ----------------------------------
 # Seat 0 holds 小八小八 (nothing else takes seat 1's flip of 小八 from it) and 叁叁 with 壹贰 (as seat 2's
 # 下家 it may also eat seat 2's flip of 叁).

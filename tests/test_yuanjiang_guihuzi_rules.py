@@ -529,8 +529,8 @@ def test_qihu_xi_counts_the_groups_xi_when_set():
 def test_new_options_default_to_the_behaviour_before():
     # spec §7: a new option's default is the behaviour before it existed
     defaults = {o.name: o.default for o in SPEC.options}
-    assert {k: defaults[k] for k in ("qihu_xi", "xi_cap", "jiudui_ban", "peng_own_discard", "players")} == \
-        {"qihu_xi": 0, "xi_cap": 0, "jiudui_ban": "any", "peng_own_discard": False, "players": 3}
+    assert {k: defaults[k] for k in ("qihu_xi", "xi_cap", "jiudui_ban", "peng_own_discard", "players", "wuxi_ping")} == \
+        {"qihu_xi": 0, "xi_cap": 0, "jiudui_ban": "any", "peng_own_discard": False, "players": 3, "wuxi_ping": "only"}
     assert defaults["dahu_combine"] == "sum" and defaults["piao_bonus"] == 5
     assert rules().id == "yuanjiang_guihuzi-default"
 

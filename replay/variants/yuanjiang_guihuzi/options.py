@@ -3,7 +3,8 @@ literal or first-listed reading (docs/rules/yuanjiang_guihuzi.md says why, optio
 
 Kinds (replay/options.py): ``wei_display`` (the audit view only), ``dahu_combine``, ``yuan_stack``,
 ``piao_bonus``, ``xi_cap`` (the final 息, computed after a reading is known to be a win:
-scoring.judge) and ``flip_payer`` (who pays) are ``scoring``. ``baoting`` is ``play``: 报听 meets
+scoring.judge), ``flip_payer`` (who pays) and ``wuxi_ping`` (which reading of a 0-息 hand is scored:
+its 无息平 reading is a win whatever the value) are ``scoring``. ``baoting`` is ``play``: 报听 meets
 the 起胡条件, so ``off`` can refuse a logged 胡; so are the options that bar a reading or change a
 shape, a claim or the seats."""
 
@@ -53,4 +54,9 @@ OPTIONS = (
     RuleOption("players", 3, (3, 2), f"{S} §3 发牌 (庄家20张,闲家19张: the number of 闲家 is not given)",
                "3 seats (a 22-card wall; the table paipu played before the option) or 2 (the same 20/19 deal, "
                "a 41-card wall; each seat is the other's 下家).", kind="play"),
+    RuleOption("wuxi_ping", "only", ("only", "higher"), f"{S} §胡牌胡型 4 (无息平胡: 一息没有形成成牌牌型,…允许胡牌不能叠加牌型,50息)",
+               "A hand whose winning split has no 息 (no meld) is 无息平 (or 花胡子). only: that type alone, even when "
+               "the hand is also 大字胡, 小字胡, 全黑胡, 一点红, 十三红 or 天胡; higher: it scores as the higher of 无息平 "
+               "(花胡子) and those other types together (dahu_combine), never both; an equal score stays 无息平.",
+               kind="scoring"),
 )

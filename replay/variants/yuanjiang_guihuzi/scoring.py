@@ -525,6 +525,7 @@ def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
     has_chi = any(k == "chi" for k, _ in melds)
     quanqiuren = w is not None and sum(hand) == 1  # 003 §胡牌胡型 13: 手里剩一张后胡牌
     min_xi = rules["qihu_xi"]
+    wuxi_higher = rules["wuxi_ping"] == "higher"
 
     def common(types: dict[str, int]) -> None:
         if ctx.tianhu:
@@ -550,10 +551,13 @@ def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
         for f, groups in feats.items():
             n_kan, n_wai, dan_wai, all_xi, any_xi, has_seq, seq_red, menzi = f[:8]
             types: dict[str, int] = {}
+            other: dict[str, int] = {}
             if not any_xi and not melds:
                 # 无息平: 一息没有形成成牌牌型, 有吃则不能胡; 允许胡牌不能叠加牌型. 花胡子 on top of it.
                 t = "hua_huzi" if seq_red else "wuxi_ping"
                 types[t] = TYPE_XI[t]
+                if wuxi_higher:  # option wuxi_ping = higher: the same split may instead be read as the
+                    common(other)  # other types it is (大字胡, 全黑胡, …), never together with 无息平 (decision 18)
             else:
                 common(types)
                 if all_xi and m_all_xi and (XI[menzi] > 0 or not rules["hanghang_with_menzi"]):
@@ -563,6 +567,8 @@ def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
                     if red == 0:
                         types["wudui_hu"] = TYPE_XI["wudui_hu"]  # 碰碰胡且没有红字
             readings.append((types, groups, n_kan, n_wai, dan_wai, table_xi + (f[8] if min_xi else 0), None))
+            if other:  # after 无息平: an equal score stays 无息平 (花胡子)
+                readings.append((other, groups, n_kan, n_wai, dan_wai, table_xi + (f[8] if min_xi else 0), None))
     if not melds and sum(counts) == 20:  # 十对 / 九对半: 不用成牌
         pairs = sum(c // 2 for c in counts)
         if pairs >= 9:
