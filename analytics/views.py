@@ -39,11 +39,12 @@ import shutil
 import tempfile
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
 from ingest.schema import MONTH, OLD_SHARD_GLOB, PARTITION, RUNS, RUNS_TABLE, SHARD_GLOB, TABLES, duckdb_type
-from ingest.warehouse import OutsideShardWarning, attach, catalog_of
+from ingest.warehouse import DATA, OutsideShardWarning, attach, catalog_of
 
 _PRIVATE: list[str] = []  # this process's private folder for DuckDB temp files (made on first use)
 _SEQ = itertools.count()
@@ -91,15 +92,70 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+_READ = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
+
+
+def _read_only(query: Any) -> None:
+    """Refuse a statement that is not a query: the read connection attaches nothing, writes nothing.
+
+    :raises duckdb.PermissionException: naming the statement's type.
+    """
+    if not isinstance(query, str):
+        return  # a relation or a prepared object: built from a query that passed here
+    for st in duckdb.extract_statements(query):
+        if st.type not in _READ:
+            raise duckdb.PermissionException(f"the warehouse's read connection runs queries only, not {st.type.name}")
+
+
+class ReadConnection:
+    """A DuckDB connection (or cursor) that runs only queries (``SELECT``, ``EXPLAIN``): no ATTACH,
+    no DML, no COPY, no SET, whatever SQL reaches it — DuckDB's own file limits do not cover an
+    ATTACH of the SQLite catalog, which read-write would let a ``DELETE`` empty the warehouse.
+    Everything else is the wrapped object's."""
+
+    __slots__ = ("_con",)
+
+    def __init__(self, con: Any) -> None:
+        self._con = con
+
+    def sql(self, query: Any, *args: Any, **kwargs: Any) -> Any:
+        _read_only(query)
+        return self._con.sql(query, *args, **kwargs)
+
+    query = sql
+
+    def execute(self, query: Any, *args: Any, **kwargs: Any) -> Any:
+        _read_only(query)
+        self._con.execute(query, *args, **kwargs)
+        return self
+
+    def executemany(self, query: Any, *args: Any, **kwargs: Any) -> Any:
+        _read_only(query)
+        self._con.executemany(query, *args, **kwargs)
+        return self
+
+    def cursor(self) -> "ReadConnection":
+        return ReadConnection(self._con.cursor())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._con, name)
+
+    def __enter__(self) -> "ReadConnection":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._con.close()
+
+
 def connect(warehouse_dir: Path | str, *, threads: int | None = None,
-            snapshot: int | datetime | None = None) -> duckdb.DuckDBPyConnection:
+            snapshot: int | datetime | None = None) -> ReadConnection:
     """Open the warehouse in a hardened in-memory DuckDB (views only; see the module docstring).
 
     :param warehouse_dir: the warehouse folder (as written by ``paipu ingest``).
     :param threads: DuckDB worker threads (default: DuckDB's choice).
     :param snapshot: read the warehouse as it was at this DuckLake snapshot id, or at this time
         (the last snapshot committed by then); None for the latest.
-    :returns: the root connection; take ``cursor()`` per query.
+    :returns: the root connection, that runs queries only (:class:`ReadConnection`); take ``cursor()`` per query.
     :raises FileNotFoundError: the folder does not exist.
     :raises ValueError: the folder's path holds glob characters (``*?[]{}``) that would change
         what the views read, or a folder named like a partition (``variant=…``, ``month=…``: DuckDB's
@@ -121,7 +177,7 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None,
     con.execute("SET autoload_known_extensions = false")
     catalog = catalog_of(root)
     if catalog is not None:
-        return _lake_views(con, root, catalog, snapshot)
+        return ReadConnection(_lake_views(con, root, catalog, snapshot))
     if snapshot is not None:
         raise ValueError(f"{root} is not a DuckLake warehouse: it has no snapshots (paipu migrate)")
     # Parquet footers read once per connection, not on every query (the dashboards ask dozens of
@@ -133,7 +189,7 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None,
     con.execute("SET enable_external_access = false")
     plain_views(con, root)
     con.execute("SET lock_configuration = true")
-    return con
+    return ReadConnection(con)
 
 
 def plain_views(con: duckdb.DuckDBPyConnection, root: Path, prefix: str = "") -> None:
@@ -197,7 +253,9 @@ def _lake_views(con: duckdb.DuckDBPyConnection, root: Path, catalog: str,
                    "status = 'running', finished_at DESC NULLS LAST) = 1)")
         con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols} FROM {src}")
     if catalog.startswith("sqlite:"):
-        con.execute(f"SET allowed_directories = [{_lit(str(root) + '/')}]")
+        # the data files only: the catalog stays open through its attachment, and no statement can
+        # attach it again, read-write (DELETE would then empty the warehouse)
+        con.execute(f"SET allowed_directories = [{_lit(str(root / DATA) + '/')}]")
         con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con

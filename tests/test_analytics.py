@@ -41,7 +41,7 @@ def _outcome(game_id, seats, dealer, computed, *, win_kind=None, ruleset="guilin
                  "melds": [{"seat": 0, "kind": "peng", "cards": ["x1"] * 3, "points": 1, "origin": "table"}],
                  "xing": {"mode": xing_mode, **xing} if xing and computed["outcome"] == "win" else None}
     out = SimpleNamespace(verdict=verdict, record=decode_record(raw),
-                          ruleset=SimpleNamespace(id=ruleset, values={"tuo_step": 3}), facts=facts)
+                          ruleset=SimpleNamespace(id=ruleset, values={"tuo_step": 3}), facts=facts, defaulted=False)
     return out, raw
 
 
@@ -177,6 +177,19 @@ def test_hardening(known, con, tmp_path):
         with pytest.raises(duckdb.Error):
             cur.execute(sql)
     assert cur.sql("SELECT count(*) FROM games").fetchall() == [(6,)]  # reading the warehouse still works
+
+
+def test_the_read_connection_cannot_attach_its_catalog_again_to_write(known, con):
+    cur = con.cursor()
+    for sql in [f"ATTACH 'ducklake:sqlite:{known}/catalog.sqlite' AS w (DATA_PATH '{known}/data/')",
+                f"ATTACH '{known}/catalog.sqlite' AS s (TYPE sqlite)", "DELETE FROM games",
+                "SELECT 1; DELETE FROM lake.games", f"COPY games TO '{known}/data/x.csv'", "CALL ducklake_expire_snapshots('lake')"]:
+        with pytest.raises(duckdb.PermissionException, match="queries only"):
+            cur.execute(sql)
+        with pytest.raises(duckdb.PermissionException):
+            con.sql(sql)
+    assert con.sql("SELECT count(*) FROM games").fetchall() == [(6,)]
+    assert connect(known).sql("SELECT count(*) FROM games").fetchall() == [(6,)]
 
 
 def test_empty_warehouse_has_typed_empty_views(tmp_path):
