@@ -121,6 +121,9 @@ OPTIONS = {
     "sao_kai_duo_on_discard": "打出第四张开舵", "bi_without_group": "无组下比", "hu_triple": "胡牌成三张",
     "chi_discard": "可吃打出的牌", "xing_multiplied": "醒也翻倍", "chong_duo_next": "重舵后谁摸牌",
     "peng_kai_duo_on_other_flip": "别家翻出第四张碰开舵",
+    "chou_pai_peng": "臭牌也不能碰",
+    "peng_discard": "可碰打出的牌",
+    "kan_kai_duo_on_discard": "打出第四张坎开舵",
     # 沅江鬼胡子
     "piao": "飘", "wei_display": "偎的亮法", "peng_on_flip": "翻牌可碰", "qihu_scope": "起胡条件",
     "dahu_combine": "大胡合计", "yuan_stack": "圆叠加", "piao_bonus": "飘加息", "flip_payer": "翻牌胡付分",

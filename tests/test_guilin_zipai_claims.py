@@ -1,14 +1,21 @@
-"""Claims of the 桂林字牌 / 字牌 engine where a verdict depended on how a win was spelt
-(docs/rules/guilin.md decision 19): a forced 开舵 that completes the hand, followed by its 胡, ranks
-as that 胡 (001 §游戏玩法: a hand is won through 吃、碰、扫、开舵; §技巧攻略: 扫穿或扫>>胡牌>>开舵或碰>>吃).
+"""Claims of the 桂林字牌 / 字牌 engine where a verdict depended on how a win was spelt, or where a
+word of the garbled 004 sheet had no option (docs/rules/guilin.md decision 19; docs/rules/zipai.md
+decisions 10 and 11):
+
+- a forced 开舵 that completes the hand, followed by its 胡, ranks as that 胡 (001 §游戏玩法: a hand
+  is won through 吃、碰、扫、开舵; §技巧攻略: 扫穿或扫>>胡牌>>开舵或碰>>吃);
+- ``chou_pai_peng``: 004 §3.打牌 3 put back — 可吃碰的牌没有吃碰 … 不能进行吃碰操作;
+- ``peng_discard`` and ``kan_kai_duo_on_discard``: 004's 摸起 in the 碰 line (§3.打牌 5) and in the
+  坎's 开舵 (§3 3, second 打牌 block), read as 001 (a discard too) or literally (a card turned up from the wall).
 
 Every log is built by hand; every code, 胡, 醒 and unit is worked out in the comment beside it from
 001 (§开舵, §玩法规则, §翻上中下醒, §打10胡胡牌规则), 004 (§胡息及舵, §5) and the 胡 table of
 docs/rules/guilin.md, never read off the engine.
 
 Card codes: x1..x10 = 小 一..十, d1..d10 = 大 壹..拾 (spec log-format.md §3). Seat 0 deals (21 cards),
-seats 1 and 2 hold 20; the cards a test does not name are dealt to seat 0 (deck order, at most two
-of a kind, so it holds no dealt 坎), then the wall follows the named front cards.
+seats 1 and 2 hold 20; the cards a test does not name are dealt to seats 0 and 2 in turn (deck order,
+at most two of a kind each, so neither holds a dealt 坎 from them), then the wall follows the named
+front cards.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from replay.judge import fork
 from replay.options import make_ruleset
 from replay.record import Record
 from replay.replayer import replay_line
+from replay.score import score_case
 
 
 def H(s: str) -> list[str]:
@@ -33,21 +41,23 @@ def H(s: str) -> list[str]:
 
 
 def table(s1: str, s2: str, front: str, s0: str = "") -> tuple[list[list[str]], list[str]]:
-    """Hands and wall: seat 1's and seat 2's 20 cards, the wall's front cards and the cards seat 0
-    must hold; the rest dealt to seat 0 (deck order, at most two of a kind), then to the wall."""
+    """Hands and wall: the cards seats 1, 2 and 0 must hold and the wall's front cards; the rest
+    dealt to seats 0 (21) and 2 (20) in turn (deck order, at most two of a kind each), then to the wall."""
     h = [H(s0), H(s1), H(s2)]
     left = Counter({c: 4 for c in ZIPAI.codes})
     left.subtract(c for x in h for c in x)
     left.subtract(H(front))
     assert all(n >= 0 for n in left.values()), +left
-    assert len(h[1]) == 20 and len(h[2]) == 20
-    rest = []
+    assert len(h[1]) == 20
+    rest, turn = [], 0
     for c in (c for c in ZIPAI.codes for _ in range(left[c])):
-        if len(h[0]) < 21 and h[0].count(c) < 2:
-            h[0].append(c)
-        else:
+        need = [s for s, size in ((0, 21), (2, 20)) if len(h[s]) < size and h[s].count(c) < 2]
+        if not need:
             rest.append(c)
-    assert len(h[0]) == 21
+            continue
+        h[need[turn % len(need)]].append(c)
+        turn += 1
+    assert [len(x) for x in h] == [21, 20, 20]
     return h, H(front) + rest
 
 
@@ -207,3 +217,106 @@ def test_another_seats_flip_onto_a_peng_under_the_option():
     # (12 胡, 醒 3 as in game A) is the only one
     assert errors(c_record([A(1, "kai_duo", "x8")])) == [(6, "out_of_turn", "paipu.turn")]
     assert settled(c_record([A(2, "hu", "x8")])) == (2, 12, [], 3, 4, [-4, -4, 8])
+
+
+# == 臭牌 and 碰 (option chou_pai_peng, zipai.md decision 10) =============================================
+# 004 §3.打牌 3 put back: 可吃碰的牌没有吃碰，这张牌就成臭牌。再次打出或摸起同张牌时，不能进行吃碰操作.
+# Seat 1 holds the pair 小五 (A_S1); the dealer holds one 小五 and discards it: seat 1 may 碰 it (zipai 碰s
+# a discard by default) and lets it go; later seat 2 flips the last 小五. The other cards are dealt so
+# that nobody can win on 小五 or 捌 (zipai's 放炮必胡 would force it).
+CHOU = {"chou_pai_peng": True}
+
+
+def chou_record(tail: list[dict], rules=None, front: str = "d8 x5") -> dict:
+    return record(A_S1, "", front, [A(0, "discard", "x5"), *tail], s0="x5", rules=rules, variant="zipai")
+
+
+@pytest.mark.parametrize("passed", [[A(1, "draw", "d8")], [A(1, "pass"), A(1, "draw", "d8")]],
+                         ids=["closed by the next draw", "passed explicitly"])
+def test_a_passed_peng_closes_the_later_peng_under_the_option(passed):
+    tail = [*passed, A(2, "draw", "x5"), A(1, "peng", "x5", "x5 x5")]
+    n = len(tail)
+    # by default (臭牌 closes 吃 only, 001) the 碰 is legal: a discard is then owed and the log stops
+    assert errors(chou_record(tail)) == [(n + 1, "truncated", "paipu.end")]
+    # restored sheet: seat 1 could 碰 小五 and did not, so it may not 碰 it again
+    assert errors(chou_record(tail, CHOU)) == [(n, "illegal_action", "zipai.chou_pai")]
+    assert (1, "peng") not in legal_after(chou_record(tail, CHOU), n)
+
+
+@pytest.mark.parametrize("rules", [{}, CHOU], ids=["default", "option"])
+def test_its_own_later_draw_is_still_guo_sao(rules):
+    # 过扫 (004 §3 2, second block: 自己摸起没碰1张相同牌; 001 §过扫) is a forced act, not a 碰: both values
+    rec = chou_record([A(1, "draw", "x5"), A(1, "guo_sao", "x5", "x5 x5")], rules, front="x5")
+    assert errors(rec) == [(3, "truncated", "paipu.end")]  # legal; seat 1 owes a discard
+
+
+# == 摸起 in the 碰 and the 坎's 开舵 lines (options peng_discard, kan_kai_duo_on_discard, zipai.md decision 11) ==
+NO_PENG_DISCARD = {"peng_discard": False}
+
+
+def test_peng_of_a_discard_follows_the_option():
+    # 001 §碰: 别家摸或打出相同的第三张 (default); 004 §3.打牌 5: 别家摸起 (false)
+    rec = chou_record([A(1, "peng", "x5", "x5 x5")])
+    assert errors(rec) == [(2, "truncated", "paipu.end")]
+    assert errors({**rec, "rules": NO_PENG_DISCARD}) == [(1, "illegal_action", "zipai.peng")]
+    # another seat's flip may be 碰'd under both values: the dealer discards 小一 instead, seat 2 flips 小五
+    for rules in ({}, NO_PENG_DISCARD):
+        flip = record(A_S1, "", "d8 x5", [A(0, "discard", "x1"), A(1, "draw", "d8"), A(2, "draw", "x5"),
+                                          A(1, "peng", "x5", "x5 x5")], s0="x5", rules=rules, variant="zipai")
+        assert errors(flip) == [(4, "truncated", "paipu.end")], rules
+
+
+def test_a_peng_never_offered_was_never_passed():
+    # seat 1 flips the last 小五 after the dealer discarded one: 过扫 when it could 碰 the discard (default),
+    # a plain 扫 when a discard could not be 碰'd (001 §过扫: 可碰的牌没有碰，自己又摸到了一张)
+    head = [A(1, "draw", "x5")]
+    assert errors(chou_record([*head, A(1, "guo_sao", "x5", "x5 x5")], front="x5")) == [(3, "truncated", "paipu.end")]
+    assert errors(chou_record([*head, A(1, "sao", "x5", "x5 x5")], NO_PENG_DISCARD, front="x5")) == [
+        (3, "truncated", "paipu.end")]
+    assert errors(chou_record([*head, A(1, "guo_sao", "x5", "x5 x5")], NO_PENG_DISCARD, front="x5")) == [
+        (2, "missing_forced_action", "zipai.sao")]
+
+
+NO_KAN_DISCARD = {"kan_kai_duo_on_discard": False}
+
+
+def test_a_discard_opens_no_dealt_kan_under_the_option():
+    # Game B in zipai. Default (001 §开舵: 别人…打出第4张后就要开舵): seat 1's 开舵 then 胡, 9 units (above).
+    assert settled(b_record(B_DUO, "zipai")) == (1, 21, ["dihu"], 1, 9, [-18, 18, 0])
+    # 004 §3 3, second 打牌 block (手中1坎别家摸起): the discard opens nothing; seat 1's 坎 stays whole and 小八 fits nothing else,
+    # so it has no 胡 either; seat 2's 胡 is owed (放炮必胡): 12 胡 → 舵 1 + (12 − 10) // 3 = 1, 地胡 ×2 → 胡分 2;
+    # 翻醒 on 小一: seat 2 holds none → 0. Units 2; the discarder pays both shares → [-4, 0, 4].
+    assert errors(b_record(B_DUO, "zipai", NO_KAN_DISCARD)) == [(1, "illegal_action", "zipai.kai_duo")]
+    assert errors(b_record([A(1, "hu", "x8")], "zipai", NO_KAN_DISCARD)) == [(1, "not_a_win", "zipai.hu_shape")]
+    assert settled(b_record([A(2, "hu", "x8")], "zipai", NO_KAN_DISCARD)) == (2, 12, ["dihu"], 0, 2, [-4, 0, 4])
+    assert errors(b_record([A(1, "draw", "x1")], "zipai", NO_KAN_DISCARD)) == [
+        (1, "missing_forced_action", "zipai.fang_pao_bi_hu")]  # seat 2's owed 胡
+
+
+@pytest.mark.parametrize("rules", [{}, NO_KAN_DISCARD], ids=["default", "option"])
+def test_a_flip_opens_the_dealt_kan_under_both_values(rules):
+    # The dealer discards 小一; seats 1 and 2 flip 捌 and 陆; the dealer flips the 4th 小八: seat 1's forced
+    # 开舵 (seat 2's 胡 on it comes later in 胡 order), then its 胡: 21 胡 → 4 舵, not 自摸; 翻醒 on 小一
+    # (held once) → 1. Units 5; each loser pays one share → [-5, 10, -5].
+    acts = [A(0, "discard", "x1"), A(1, "draw", "d8"), A(2, "draw", "d6"), A(0, "draw", "x8"), *B_DUO]
+    rec = record(B_S1, S2, "d8 d6 x8 x1", acts, rules=rules, variant="zipai")
+    assert settled(rec) == (1, 21, [], 1, 5, [-5, 10, -5])
+
+
+def test_score_cases_follow_kan_kai_duo_on_discard():
+    # spec §8: seat 1's hand with its 坎 of 小八, winning on 小八: 21 胡 → zipai 4 舵 (no context: no 地胡, no 醒)
+    case = {"variant": "zipai", "hand": H(B_S1), "melds": [], "win_card": "x8", "win_from": "discard"}
+    got = score_case(case)
+    assert (got["win"], got["points"], got["units"]) == (True, 21, 4)
+    assert score_case({**case, "rules": NO_KAN_DISCARD})["win"] is False  # the 坎 kept: 小八 fits nothing
+    got = score_case({**case, "rules": NO_KAN_DISCARD, "win_from": "flip"})
+    assert (got["win"], got["points"], got["units"]) == (True, 21, 4)
+
+
+def test_the_new_options_and_their_kinds():
+    for vid in ("guilin", "zipai"):
+        opts = {o.name: o for o in variants.get(vid).options}
+        assert {n: (opts[n].kind, opts[n].default, tuple(opts[n].allowed)) for n in
+                ("chou_pai_peng", "peng_discard", "kan_kai_duo_on_discard")} == {
+            "chou_pai_peng": ("play", False, (False, True)), "peng_discard": ("play", True, (True, False)),
+            "kan_kai_duo_on_discard": ("play", True, (True, False))}, vid

@@ -64,6 +64,20 @@ _TABLE: dict[str, tuple[tuple, object, object, str, str]] = {
                        f"{G} §技巧攻略 (重舵的情况，摸牌后不打牌); spec §4 (the 下家 of the last seat that discarded)",
                        "Who draws after a claim that is not followed by a discard (重舵, 听 with two dealt fours): the "
                        "claimer's 下家, or the 下家 of the seat the claimed card came from."),
+    "chou_pai_peng": ((False, True), False, False,
+                      f"{Z} §3.打牌 3 (臭牌, its cut characters 碰没碰碰 put back: 可吃碰的牌没有吃碰 … 再次打出或摸起同张牌时，"
+                      f"不能进行吃碰操作); {G} §技巧攻略 臭牌 (吃 only); docs/rules/zipai.md decision 10",
+                      "False: 臭牌 closes only 吃 (001); True: a card a seat could 碰 and did not may never be 碰'd by "
+                      "it again (its own later draw of it is still a 过扫)."),
+    "peng_discard": ((True, False), True, True,
+                     f"{G} §碰 (别家摸或打出相同的第三张); {Z} §3.打牌 5 (碰: 别家摸起1张相同牌); docs/rules/zipai.md decision 11",
+                     "True: a 碰 takes another seat's flip or discard; False: only a card another seat turned up from "
+                     "the wall (004's 摸起)."),
+    "kan_kai_duo_on_discard": ((True, False), True, True,
+                               f"{G} §开舵 (起手牌开舵: 别人摸出或打出第4张后就要开舵); {Z} §3 3, second 打牌 block (开舵: 手中1坎别家摸起1张相同牌); "
+                               "docs/rules/zipai.md decision 11",
+                               "True: another seat's flip or discard of the 4th card opens a dealt 坎 (a forced 开舵); "
+                               "False: only a flip does (004's 摸起), and a 胡 on such a discard keeps the 坎 whole."),
 }
 
 

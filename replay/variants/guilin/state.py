@@ -235,7 +235,7 @@ class GuilinState(GameState):
         "chou", "peng_passed", "draws", "discards", "after_forced", "win", "claims", "skip_discard", "may_skip",
         "next_draw", "must_hu", "skipped", "forced_card", "xing_turns", "alike", "hu_triple", "fang_pao_bi_hu",
         "sao_kai_duo_on_discard", "peng_kai_duo_on_other_flip", "bi_blocks", "dian_pao_ok", "chi_discard", "next_of_claimer",
-        "ting_skip", "declare")
+        "ting_skip", "declare", "chou_pai_peng", "peng_discard", "kan_kai_duo_on_discard")
 
     def __init__(self, record, ruleset) -> None:
         super().__init__(record, ruleset)
@@ -269,6 +269,9 @@ class GuilinState(GameState):
         self.bi_blocks = ruleset["bi_without_group"] == "blocks"
         self.dian_pao_ok = not ruleset["dian_pao_bu_zhun_hu"]
         self.chi_discard = ruleset["chi_discard"]
+        self.chou_pai_peng = ruleset["chou_pai_peng"]
+        self.peng_discard = ruleset["peng_discard"]
+        self.kan_kai_duo_on_discard = ruleset["kan_kai_duo_on_discard"]
         self.next_of_claimer = ruleset["chong_duo_next"] == "claimer_xiajia"
         # 如果是起手就有两个4张同牌的情况，照常打牌，在听牌的时候不打 (001 §技巧攻略): seats dealt two or more
         # fours that keep them in hand may leave out one discard, once, when 听 (docs/rules/guilin.md §重舵).
@@ -364,14 +367,14 @@ class GuilinState(GameState):
         up = self.kai_duo_melds(seat, card, win_from)
         if up is not None:
             best = sc.best_split(self.hands[seat], up, None, None, hu_triple)
-        plain = sc.best_split(self.hands[seat], self.melds[seat], card, win_from, hu_triple)
+        plain = sc.best_split(self.hands[seat], self.melds[seat], card, win_from, hu_triple, self.kan_opens(win_from))
         if plain is not None and (best is None or plain.points > best.points):
             best = plain
         return best
 
     def can_win(self, seat: int, card: int | None, win_from: str | None) -> bool:
         """Whether ``split(seat, card, win_from)`` reaches the 10-胡 minimum (001 §打10胡胡牌规则)."""
-        p = sc.best_points(self.hands[seat], self.melds[seat], card, win_from, self.hu_triple)
+        p = sc.best_points(self.hands[seat], self.melds[seat], card, win_from, self.hu_triple, self.kan_opens(win_from))
         if p is not None and p >= sc.MIN_HU:
             return True
         up = self.kai_duo_melds(seat, card, win_from)
@@ -379,6 +382,12 @@ class GuilinState(GameState):
             return False
         p = sc.best_points(self.hands[seat], up, None, None, self.hu_triple)
         return p is not None and p >= sc.MIN_HU
+
+    def kan_opens(self, win_from: str | None) -> bool:
+        """Whether a card from ``win_from`` opens a dealt 坎 of its kind (起手牌开舵: 别人摸出或打出第4张后就要开舵,
+        001 §开舵): another seat's flip always; a discard unless ``kan_kai_duo_on_discard`` is off
+        (004 §3 3, second 打牌 block: 手中1坎别家摸起1张相同牌; docs/rules/zipai.md decision 11)."""
+        return win_from != "discard" or self.kan_kai_duo_on_discard
 
     def sanlong_wukan(self, seat: int) -> int:
         """胡 of a 三笼五坎 hand (three dealt fours, or five dealt 坎), 0 when it is not one."""
@@ -465,9 +474,12 @@ class GuilinState(GameState):
                 continue
             if not n_held and alike is None:  # most seats: nothing of c
                 continue
-            if n_held == 3:  # 起手牌开舵: 别人摸出或打出第4张后就要开舵
-                out.append(Option(s, "kai_duo", (R_DUO, 0), True,
-                                  [Event(s, "kai_duo", code, [code] * 3)], "kai_duo"))
+            if n_held == 3:
+                # 起手牌开舵: 别人摸出或打出第4张后就要开舵 (001 §开舵); a discard only with kan_kai_duo_on_discard
+                # (004 §3 3, second 打牌 block: 手中1坎别家摸起1张相同牌, docs/rules/zipai.md decision 11)
+                if flip or self.kan_kai_duo_on_discard:
+                    out.append(Option(s, "kai_duo", (R_DUO, 0), True,
+                                      [Event(s, "kai_duo", code, [code] * 3)], "kai_duo"))
             elif alike in SAO_KINDS and (flip or self.sao_kai_duo_on_discard):
                 out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(s, "kai_duo", code)], "kai_duo"))
             elif alike == "peng" and flip and self.peng_kai_duo_on_other_flip:
@@ -475,7 +487,7 @@ class GuilinState(GameState):
                 # out a discard (其他人手中打出的牌是不能让碰牌开舵的), and is silent on another seat's
                 # flip; option peng_kai_duo_on_other_flip opens it, forced as the 扫's (decision 17).
                 out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(s, "kai_duo", code)], "kai_duo"))
-            elif n_held == 2 and _free_total(h) > 2:  # 碰: 别家摸或打出 (001 §碰); a card left to discard
+            elif n_held == 2 and _free_total(h) > 2 and self.may_peng(s, c, flip):  # 碰, with a card left to discard
                 out.append(Option(s, "peng", (R_DUO, 0), False,
                                   [Event(s, "peng", code, [code] * 2)], "peng"))
         xia = (src + 1) % self.n
@@ -496,6 +508,16 @@ class GuilinState(GameState):
             if evs:
                 out.append(Option(s, "chi", (R_CHI, pos), False, evs, "chi"))
         return out
+
+    def may_peng(self, s: int, c: int, flip: bool) -> bool:
+        """Whether ``s``, holding a pair of ``c`` and a card left to discard, may 碰 another seat's
+        ``c``: 碰, 起手相同两张，别家摸或打出相同的第三张 (001 §碰) — a discard only with ``peng_discard``
+        (004 §3.打牌 5: 碰, 手中2张相同牌别家摸起1张相同牌); and, with ``chou_pai_peng``, not a card it could
+        碰 before and did not (004 §3.打牌 3: 可吃碰的牌没有吃碰 … 再次打出或摸起同张牌时，不能进行吃碰操作;
+        docs/rules/zipai.md decisions 10 and 11)."""
+        if not flip and not self.peng_discard:
+            return False
+        return not (self.chou_pai_peng and c in self.peng_passed[s])
 
     def chi_choices(self, seat: int, c: int) -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
         """Legal 吃 of ``c``: (own two cards, 比 groups), sorted. 下比 (001 §技巧攻略 下张): every
@@ -738,6 +760,18 @@ class GuilinState(GameState):
                 raise self.not_a_win(s, c, wf)
             if w.kind == "discard" and self.rules["dian_pao_bu_zhun_hu"]:
                 raise self.fail("illegal_action", "dian_pao_bu_zhun_hu", "点炮不准胡: only flipped cards can be won")
+        if ev.act == "peng" and s != w.src and self.hands[s][c] == 2:
+            if w.kind == "discard" and not self.peng_discard:
+                raise self.fail("illegal_action", "peng", f"a discard cannot be 碰'd: only a card another seat turned up "
+                                "from the wall (004 §3.打牌 5: 碰,手中2张相同牌别家摸起1张相同牌; option peng_discard)")
+            if self.chou_pai_peng and c in self.peng_passed[s]:
+                raise self.fail("illegal_action", "chou_pai", f"{self.label(c)} is a 臭牌 for seat {s}'s 碰: it could 碰 it "
+                                "before and did not (004 §3.打牌 3: 可吃碰的牌没有吃碰 … 再次打出或摸起同张牌时，不能进行吃碰操作; "
+                                "option chou_pai_peng)")
+        if ev.act == "kai_duo" and w.kind == "discard" and self.hands[s][c] == 3 and not self.kan_kai_duo_on_discard:
+            raise self.fail("illegal_action", "kai_duo", f"a discard does not open seat {s}'s dealt 坎 of {self.label(c)}: "
+                            "only a card another seat turned up from the wall does (004 §3 3, second 打牌 block: 开舵,手中1坎别家摸起1张相同牌; "
+                            "option kan_kai_duo_on_discard)")
         if ev.act == "chi":
             if w.kind == "discard" and not self.chi_discard:
                 raise self.fail("illegal_action", "chi_position", f"a discard cannot be eaten: only a card turned up from "
