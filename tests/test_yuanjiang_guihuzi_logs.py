@@ -210,8 +210,10 @@ def test_a_0_xi_hand_that_is_also_another_type(hand, win, other, why):
     higher = case(hand, win, {"wuxi_ping": "higher"})
     assert (higher["win"], higher["points"], higher["hand_types"]) == (True, 100, [other]), why
     assert higher["groups"] == only["groups"]  # the same split, read as the other type
-    # the other type is a 大胡: with qihu_scope=all it needs 起胡条件 (none here), so it stays 无息平
+    # the other type is a 大胡: with qihu_scope=all it needs 起胡条件 (none here), with qihu_xi=5 five 息
+    # (0 here), so it stays 无息平
     assert case(hand, win, {"wuxi_ping": "higher", "qihu_scope": "all"})["points"] == 50
+    assert case(hand, win, {"wuxi_ping": "higher", "qihu_xi": 5})["hand_types"] == ["wuxi_ping"]
 
 
 def test_a_0_xi_tianhu_and_a_tie():
