@@ -320,3 +320,33 @@ def test_the_new_options_and_their_kinds():
                 ("chou_pai_peng", "peng_discard", "kan_kai_duo_on_discard")} == {
             "chou_pai_peng": ("play", False, (False, True)), "peng_discard": ("play", True, (True, False)),
             "kan_kai_duo_on_discard": ("play", True, (True, False))}, vid
+
+
+@pytest.mark.parametrize("variant", ["guilin", "zipai"])
+def test_simulated_games_under_the_004_readings(variant):
+    """Self-play with the three options away from their defaults: every log validates, and every
+    win's score case (``position.score_case_of`` at the winning card's window) gives replay's own
+    result, as tests/test_judgment_guilin.py checks for the other option sets."""
+    from test_judgment_guilin import _accepted, judged, window_step
+
+    from replay.replayer import replay_record
+    from replay.simulator import simulate
+    from replay.variants.guilin.position import score_case_of
+
+    rules = {"chou_pai_peng": True, "peng_discard": False, "kan_kai_duo_on_discard": False}
+    wins = 0
+    for bots in ("heuristic", "random"):
+        for rec in simulate(variant, 100, 17, bots, rules):
+            v = replay_line(msgspec.json.encode(rec)).verdict
+            assert v.valid, (rec.game_id, v.errors)
+            r = rec.result
+            if r.outcome != "win":
+                continue
+            k = len(rec.actions) - 1
+            state = replay_record(rec, stop_after=window_step(rec.actions, k, r.winner, rec.actions[k].card)).state
+            case = score_case_of(state, r.winner)
+            lines = _accepted(state, r.winner, case["win_card"])
+            assert lines != "skip" and (r.points, r.units, r.hand_types) == lines[0], (rec.game_id, lines)
+            assert judged(case) == (True, *lines[0]), (rec.game_id, case)
+            wins += 1
+    assert wins >= 50
