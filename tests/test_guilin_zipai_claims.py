@@ -219,6 +219,25 @@ def test_another_seats_flip_onto_a_peng_under_the_option():
     assert settled(c_record([A(2, "hu", "x8")])) == (2, 12, [], 3, 4, [-4, -4, 8])
 
 
+def test_another_seats_flip_onto_a_sao():
+    # Game D (guilin, default): 扫的开舵：无论谁摸出第4张牌 (001 §开舵). The dealer discards 小一; seat 1 flips
+    # the 3rd 小八 (扫, forced; it outranks seat 2's 胡 on it) and discards 小十; seat 2 flips 捌; the dealer
+    # flips the 4th 小八. 胡 order from the drawer: seat 0 (none), seat 1, seat 2. Seat 1's 开舵 then 胡: 21 胡
+    # → 3 舵, not 自摸; 醒 小十 → 1. Units 4 → [-4, 8, -4].
+    head = [A(0, "discard", "x1"), A(1, "draw", "x8"), A(1, "sao", "x8", "x8 x8"), A(1, "discard", "x10"),
+            A(2, "draw", "d8"), A(0, "draw", "x8")]
+
+    def rec(tail: list[dict]) -> dict:
+        return record(A_S1, S2, "x8 d8 x8 x10", head + tail, s0="x1")
+
+    want = (1, 21, [], 1, 4, [-4, 8, -4])
+    assert settled(rec([A(1, "kai_duo", "x8"), A(1, "hu", "x8")])) == want
+    assert settled(rec([A(1, "hu", "x8")])) == want
+    assert errors(rec([A(1, "kai_duo", "x8"), A(1, "discard", "x1")])) == [(7, "priority_violation", "paipu.priority")]
+    # seat 1 passes its 胡: seat 2's 12 胡, 醒 3 → 4 units, each loser one share
+    assert settled(rec([A(1, "pass"), A(2, "hu", "x8")])) == (2, 12, [], 3, 4, [-4, -4, 8])
+
+
 # == 臭牌 and 碰 (option chou_pai_peng, zipai.md decision 10) =============================================
 # 004 §3.打牌 3 put back: 可吃碰的牌没有吃碰，这张牌就成臭牌。再次打出或摸起同张牌时，不能进行吃碰操作.
 # Seat 1 holds the pair 小五 (A_S1); the dealer holds one 小五 and discards it: seat 1 may 碰 it (zipai 碰s
