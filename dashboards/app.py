@@ -1,5 +1,6 @@
-"""paipu dashboard (Streamlit): ``streamlit run dashboards/app.py -- --warehouse DIR`` or
-``PAIPU_WAREHOUSE=DIR``; normally started by ``paipu dashboard --warehouse DIR``.
+"""paipu dashboard (Streamlit), started by ``paipu dashboard --warehouse DIR``: that runs
+``dashboards/serve.py``, this app behind a Host check (``streamlit run dashboards/app.py -- --warehouse
+DIR`` or ``PAIPU_WAREHOUSE=DIR`` serves it without one).
 
 Every page is of one variant at a time (the sidebar: variant, seat count, rulesets, UTC dates,
 valid-only, experiments), and the sidebar's filters are query parameters of every page

@@ -173,36 +173,80 @@ def result_diff(claimed: dict[str, Any] | None, computed: dict[str, Any] | None)
     return rows
 
 
-def fmt_value(field: str, value: Any, deck: Deck, present: bool = True) -> str:
-    """A result value in words: cards as labels, seats as 座位 N, hand types in Chinese."""
+Esc = Callable[[Any], str]
+"""How a caller shows a piece of log text: ``str`` for the terminal (``paipu audit`` escapes the whole
+line), :func:`dashboards.labels.text` on a page, where every table cell is read as Markdown."""
+
+
+def _known(table: dict[str, str], key: Any, esc: Esc) -> str:
+    """``中文 (key)`` of a key ``table`` knows; any other key is log text, passed through ``esc``."""
+    return labels.zh(table, key) if isinstance(key, str) and key in table else esc(key)
+
+
+def _card(code: Any, deck: Deck, esc: Esc) -> str:
+    """A card's Chinese label; a code the deck does not know is log text."""
+    label, colour = labels.card_info(code, deck)
+    return label if colour is not None else esc(code)
+
+
+def _cards(codes: Any, deck: Deck, esc: Esc) -> str:
+    if codes is None:
+        return ""
+    if not isinstance(codes, list):
+        return esc(codes)
+    return " ".join(_card(c, deck, esc) for c in codes)
+
+
+def _num(v: Any, esc: Esc = str) -> str:
+    """A number as it is (``—`` for None); anything else is log text."""
+    if v is None:
+        return "—"
+    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else esc(v)
+
+
+def term(t: Any, variant: str | None = None, esc: Esc = str) -> str:
+    """:func:`dashboards.labels.term` of a result field or ``breakdown.<key>``; a field or key it
+    does not know (named by the log) passed through ``esc``."""
+    k = str(t)
+    sub = k.split(".", 1)[1] if k.startswith("breakdown.") else None
+    if (sub in labels.BREAKDOWN) if sub is not None else (k in labels.RESULT_FIELDS):
+        return labels.term(k, variant)
+    return esc(sub if sub is not None else k)
+
+
+def fmt_value(field: str, value: Any, deck: Deck, present: bool = True, esc: Esc = str) -> str:
+    """A result value in words: cards as labels, seats as 座位 N, hand types in Chinese. Every piece
+    that is not a label or a number (an unknown card or hand type, a breakdown key) goes through
+    ``esc``: on a page a claimed result is text, never Markdown."""
     if not present:
         return "—"
     if value is None:
         return "无 none"
     if field == "win_card":
-        return labels.card_text(value, deck)
-    if field in ("winner", "from", "bao") and isinstance(value, int):
+        return _card(value, deck, esc)
+    if field in ("winner", "from", "bao") and isinstance(value, int) and not isinstance(value, bool):
         return f"座位 seat {value}"
-    if field == "outcome":
-        return labels.OUTCOMES.get(value, str(value))
+    if field == "outcome" and isinstance(value, str) and value in labels.OUTCOMES:
+        return labels.OUTCOMES[value]
     if field == "hand_types" and isinstance(value, list):
-        return "、".join(labels.zh(labels.HAND_TYPES, t) for t in value) or "无 none"
+        return "、".join(_known(labels.HAND_TYPES, t, esc) for t in value) or "无 none"
     if field == "xing" and isinstance(value, dict):
         parts = []
         if "cards" in value:
-            parts.append(labels.cards_text(value.get("cards"), deck) or "—")
-        parts.append(f"{value.get('count')} 个")
+            parts.append(_cards(value.get("cards"), deck, esc) or "—")
+        parts.append(f"{_num(value.get('count'), esc)} 个")
         return " · ".join(parts)
     if field == "scores" and isinstance(value, list):
-        return ", ".join(f"{v:+d}" if isinstance(v, int) else str(v) for v in value)
+        return ", ".join(f"{v:+d}" if isinstance(v, int) and not isinstance(v, bool) else esc(v) for v in value)
     if field == "breakdown" and isinstance(value, dict):
-        return ", ".join(f"{labels.name(labels.BREAKDOWN, k)} {v}" for k, v in value.items())
+        return ", ".join(f"{labels.BREAKDOWN[k] if k in labels.BREAKDOWN else esc(k)} {_num(v, esc)}"
+                         for k, v in value.items())
     if field == "jing" and isinstance(value, dict):
         main = value.get("main")
-        return f"主精 {labels.card_text(main, deck) if main else '—'} · 精 {value.get('count')}"
+        return f"主精 {_card(main, deck, esc) if main else '—'} · 精 {_num(value.get('count'), esc)}"
     if isinstance(value, dict):
-        return ", ".join(f"{k} {v}" for k, v in value.items())
-    return str(value)
+        return ", ".join(f"{esc(k)} {_num(v, esc)}" for k, v in value.items())
+    return _num(value, esc)
 
 
 def build(row: dict[str, Any], seats: pl.DataFrame | None = None) -> dict[str, Any]:
@@ -327,23 +371,20 @@ def action_rows(record: dict[str, Any] | None, deck: Deck, variant: str | None =
     return out
 
 
-def _num(v: Any) -> str:
-    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else "—" if v is None else str(v)
-
-
-def explanation(ex: dict[str, Any], deck: Deck) -> dict[str, Any]:
+def explanation(ex: dict[str, Any], deck: Deck, esc: Esc = str) -> dict[str, Any]:
     """:func:`replay.explain.explain` in words, for the audit page and ``paipu audit``.
 
     :returns: ``{"groups": rows (种类 kind, 牌 cards, 胡 points, 规则 rule line), "points_sum": "3 + 6 + … = 21 胡",
         "units_sum": "舵 3 + 自摸 1 + 醒 2 = 6 舵", "claimed_units": the claimed breakdown in the same
         form (or None), "terms": rows (项 term, 计算 computed, 申报 claimed, 一致 match), "part": the
         sentence saying where claim and engine part (None when they agree), "refused": the engine's
-        reason when it refuses the claimed 胡}``. Claimed values are log text: callers escape them.
+        reason when it refuses the claimed 胡}``. Log text in the rows of ``groups`` and ``terms`` goes
+        through ``esc`` (see :func:`fmt_value`); the sentences are raw: callers escape them whole.
     """
     variant = ex.get("variant")
     pu, uu = labels.points_unit(variant), labels.units_unit(variant)
     groups = [{"kind": f"{labels.group_kind(g.get('kind'), variant)} {g.get('kind')}",
-               "cards": labels.cards_text(g.get("cards"), deck), "points": g.get("points"),
+               "cards": _cards(g.get("cards"), deck, esc), "points": g.get("points"),
                "from": {"table": "桌面 table", "hand": "手牌 hand"}.get(str(g.get("origin")), str(g.get("origin") or "")),
                "rule": g.get("rule") or "—"} for g in ex.get("groups") or []]
     pts = [g.get("points") for g in ex.get("groups") or [] if isinstance(g.get("points"), int)]
@@ -370,19 +411,21 @@ def explanation(ex: dict[str, Any], deck: Deck) -> dict[str, Any]:
               if t["term"].startswith("breakdown.") and t.get("claimed_present") and isinstance(t["claimed"], int)}
         if cb:
             claimed_units = worked(explain_mod.worked_units(variant or "", cb))
-    terms = []
-    for t in ex.get("terms") or []:
+
+    def row(t: dict[str, Any], e: Esc) -> dict[str, Any]:
         key = t["term"]
         field = key.split(".", 1)[0]
-        terms.append({"term": labels.term(key, variant), "id": key,
-                      "computed": fmt_value(field, t["computed"], deck, t.get("computed_present", True))
-                      if not key.startswith("breakdown.") else _num(t["computed"]),
-                      "claimed": fmt_value(field, t["claimed"], deck, t["claimed_present"])
-                      if not key.startswith("breakdown.") else (_num(t["claimed"]) if t["claimed_present"] else "—"),
-                      "same": t["same"], "rule": t.get("rule") or ""})
+        return {"term": term(key, variant, e), "id": key,
+                "computed": fmt_value(field, t["computed"], deck, t.get("computed_present", True), e)
+                if not key.startswith("breakdown.") else _num(t["computed"], e),
+                "claimed": fmt_value(field, t["claimed"], deck, t["claimed_present"], e)
+                if not key.startswith("breakdown.") else (_num(t["claimed"], e) if t["claimed_present"] else "—"),
+                "same": t["same"], "rule": t.get("rule") or ""}
+
+    terms = [row(t, esc) for t in ex.get("terms") or []]
     part = None
     if ex.get("first"):
-        t = next(x for x in terms if x["id"] == ex["first"])
+        t = row(next(x for x in ex["terms"] if x["term"] == ex["first"]), str)
         part = f"{t['term']}: 申报 claimed {t['claimed']}, 计算 computed {t['computed']}"
         if len(ex["differs"]) > 1:
             part += " — 另有 also: " + "、".join(labels.term(d, variant) for d in ex["differs"][1:])

@@ -26,7 +26,7 @@ def _t(s: str, style: str = "") -> Text:
     :func:`~replay.record.terminal_text` (no escape sequence or bidi control reaches the terminal)."""
     return Text(terminal_text(s), style=style)
 
-APP = Path(__file__).resolve().parent / "app.py"
+APP = Path(__file__).resolve().parent / "serve.py"  # app.py behind the Host check (dashboards/serve.py)
 _RICH_COLOURS = {"red": "bold red", "green": "bold green", "black": "bold"}
 
 
@@ -42,8 +42,16 @@ def dashboard_cmd(warehouse: Path = typer.Option(..., "--warehouse", help="wareh
                   host: str = typer.Option("127.0.0.1", "--host",
                                            help="address to listen on (127.0.0.1: this machine only; 0.0.0.0: every interface)"),
                   port: int = typer.Option(8501, "--port", min=1, max=65535, help="port to listen on")) -> None:
-    """Serve the Streamlit dashboard over WAREHOUSE on http://HOST:PORT (127.0.0.1:8501 by default)."""
+    """Serve the Streamlit dashboard over WAREHOUSE on http://HOST:PORT (127.0.0.1:8501 by default).
+    A request whose Host header names another server (DNS rebinding) gets 403: localhost,
+    127.0.0.1 and HOST are answered (any IP address too when HOST is 0.0.0.0 or ::)."""
+    import streamlit
+
     wh = _warehouse(warehouse, Console(stderr=True))
+    if not hasattr(streamlit, "App"):  # the Host check is st.App middleware: never serve without it
+        Console(stderr=True).print(_t(f"paipu dashboard needs Streamlit with st.App (installed: "
+                                      f"{streamlit.__version__}); upgrade it: pip install -U streamlit", style="red"))
+        raise typer.Exit(2)
     cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
            "--server.address", host, "--server.port", str(port), "--browser.gatherUsageStats", "false",
            "--", "--warehouse", str(wh)]

@@ -513,7 +513,8 @@ def scope_caption(f: data.Filters) -> None:
 # --- rendering helpers ----------------------------------------------------------------------
 
 lit = labels.text
-"""Log text for Markdown, shown literally (:func:`dashboards.labels.text`)."""
+"""Log text for Markdown, shown literally (:func:`dashboards.labels.text`): in text, alerts, labels,
+and in every cell of an ``st.table``, which Streamlit reads as Markdown too."""
 
 
 def cards(codes: Any, deck: Any, empty: str = "—") -> None:

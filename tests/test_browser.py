@@ -16,17 +16,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 import demo_warehouse
+from apptest_util import MARKDOWN, MARKDOWN_GAMES, dashboard, markdown_claim_warehouse
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path(os.environ.get("PAIPU_SCREENSHOTS") or ROOT / "build" / "screenshots")
@@ -36,12 +32,6 @@ CHROMIUM = os.environ.get("PAIPU_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
 WIDTH = 1400
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -64,34 +54,9 @@ def browser():
 @pytest.fixture(scope="module")
 def server(browser):
     demo = demo_warehouse.build()
-    port = _free_port()
-    env = {**os.environ, "PAIPU_WAREHOUSE": str(demo.warehouse)}
     # `paipu dashboard` itself: the CLI's own address and port options
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from paipu.cli import main; main()", "dashboard", "--warehouse", str(demo.warehouse),
-         "--host", "127.0.0.1", "--port", str(port)], env={**env, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(base + "_stcore/health", timeout=2) as r:
-                    if r.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-                pytest.fail(f"paipu dashboard did not start:\n{out[-3000:]}")
-            time.sleep(0.3)
+    with dashboard(demo.warehouse) as base:
         yield base, demo
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def _pages(demo) -> list[tuple[str, str, list[str]]]:
@@ -232,9 +197,55 @@ def test_every_page_in_a_browser(browser, server):
     ctx.close()
 
 
+_FROM_LOG = """() => ({
+    links: Array.from(document.querySelectorAll('a[href]')).map(a => a.href).filter(h => h.includes('evil.example')),
+    images: Array.from(document.querySelectorAll('img, source, image'))
+        .map(i => i.src || i.srcset || i.getAttribute('href') || '').filter(u => u.includes('evil.example')),
+    headings: Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6')).map(h => h.innerText)
+        .filter(t => t.includes('HEADING')),
+    rows: Array.from(document.querySelectorAll('[data-testid="stTable"] tr'))
+        .map(r => Array.from(r.querySelectorAll('th, td')).map(c => c.innerText.trim())),
+})"""
+
+
+@pytest.fixture(scope="module")
+def claims_server(browser, tmp_path_factory):
+    with dashboard(markdown_claim_warehouse(tmp_path_factory.mktemp("claims"))) as base:
+        yield base
+
+
+def test_a_claimed_result_is_text_in_the_browser(browser, claims_server):
+    """Issue 39: a game whose claimed result holds a link, a remote image, a heading and an <img>
+    in each of its strings (``win_card``, ``jing.main``, ``hand_types``, ``breakdown`` keys,
+    ``xing.cards``, an ``x_`` field): its audit page, as the browser renders it, has no link to the
+    site named, no image from it (and fetches nothing from it), no heading made of it, and shows
+    each string literally in the tables."""
+    ctx = browser.new_context(viewport={"width": WIDTH, "height": 900}, locale="zh-CN")
+    page = ctx.new_page()
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url) if "evil.example" in r.url else None)
+    for gid, planted in zip(MARKDOWN_GAMES, MARKDOWN):
+        _open(page, claims_server + "audit?" + urllib.parse.urlencode({"game": gid}))
+        assert not page.locator('[data-testid="stException"]').count(), gid
+        got = page.evaluate(_FROM_LOG)
+        assert (got["links"], got["images"], got["headings"]) == ([], [], []), (gid, got)
+        assert "result_mismatch" in page.locator('[data-testid="stMain"]').inner_text()
+        cells = [c for r in got["rows"] for c in r]
+        assert all(any(m in c for c in cells) for m in MARKDOWN), (gid, cells)
+        # the scalar fields hold this game's string alone, shown whole (the last table: claimed vs computed)
+        claimed = {r[0]: r[1] for r in got["rows"] if len(r) == 4}
+        assert claimed["胡牌 win card"] == planted and claimed["精 jing"] == f"主精 {planted} · 精 1", (gid, claimed)
+        assert claimed[f"x_{planted}"] == planted, (gid, claimed)
+    shots = ROOT / "build" / "screenshots"  # not one of docs/screenshots' pictures
+    shots.mkdir(parents=True, exist_ok=True)
+    _shot(page, shots / "audit-claimed-markdown.png")
+    assert not fetched, fetched
+    ctx.close()
+
+
 def test_dashboard_listens_on_localhost_by_default(monkeypatch, tmp_path):
-    """``paipu dashboard`` binds 127.0.0.1 and port 8501 unless --host / --port say otherwise (the
-    command it becomes)."""
+    """``paipu dashboard`` binds 127.0.0.1 and port 8501 unless --host / --port say otherwise, and
+    serves the app through dashboards/serve.py (the command it becomes)."""
     import typer
     from typer.testing import CliRunner
 
@@ -254,6 +265,7 @@ def test_dashboard_listens_on_localhost_by_default(monkeypatch, tmp_path):
         res = CliRunner().invoke(app, ["--warehouse", str(tmp_path), *args])
         assert res.exit_code == 0, res.output
         cmd = seen.pop("cmd")
+        assert cmd[cmd.index("run") + 1] == str(cli.APP) and cli.APP.name == "serve.py"  # behind the Host check
         return cmd[cmd.index("--server.address") + 1], cmd[cmd.index("--server.port") + 1]
 
     assert served() == ("127.0.0.1", "8501")

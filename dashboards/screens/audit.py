@@ -238,7 +238,7 @@ if len(a["steps"]) <= 1 and any(e.get("step") is None for e in errors):
 # --- why the settlement is disputed (replay/explain.py: the engine's own 胡 on the game's position) ---
 ex = a.get("explain")
 if ex:
-    x = audit_mod.explanation(ex, deck)
+    x = audit_mod.explanation(ex, deck, ui.lit)  # its table cells are Markdown: log text as code spans
     pu, uu = labels.points_unit(row["variant"]), labels.units_unit(row["variant"])
     st.subheader("结算争议 Why the settlement is disputed")
     st.caption(f"引擎在第 {ex['step']} 步（座位 {ex['seat']} 的胡）重新判定：与回放同一段代码 — the engine judges the "
@@ -414,9 +414,9 @@ if a["computed"] is None:
     st.caption("回放未算出结算 Replay computed no result (it stopped at an error).")
 if diff:
     table = pd.DataFrame([{
-        "字段 field": labels.term(d["field"], row["variant"]),
-        "申报 claimed": audit_mod.fmt_value(d["field"], d["claimed"], deck, d["claimed_present"]),
-        "计算 computed": audit_mod.fmt_value(d["field"], d["computed"], deck, d["computed_present"]),
+        "字段 field": audit_mod.term(d["field"], row["variant"], ui.lit),  # st.table reads each cell as Markdown
+        "申报 claimed": audit_mod.fmt_value(d["field"], d["claimed"], deck, d["claimed_present"], ui.lit),
+        "计算 computed": audit_mod.fmt_value(d["field"], d["computed"], deck, d["computed_present"], ui.lit),
         "一致 match": {True: "✓", False: "✗ 不符", None: "—"}[d["same"]],
     } for d in diff])
     bad = [d["same"] is False for d in diff]
@@ -426,7 +426,7 @@ if diff:
     n_bad = sum(bad)
     if n_bad:
         st.error(f"{n_bad} 处不符 field(s) differ: " + "、".join(
-            labels.term(d["field"], row["variant"]) for d in diff if d["same"] is False)
+            audit_mod.term(d["field"], row["variant"], ui.lit) for d in diff if d["same"] is False)
             + (" — 见上方 结算争议 see Why the settlement is disputed above" if ex else ""))
     elif a["claimed"] is not None and any(d["same"] for d in diff):
         st.success("申报结算与计算一致 The claimed result matches the computed one.")
