@@ -751,6 +751,7 @@ def _commit(wh: Warehouse, report: IngestReport, states: list[_FileState], run_r
         end = time.monotonic() + BUSY_SECONDS
         while True:
             report.commit_attempts += 1
+            on_live = use_live
             try:
                 if use_live:
                     use_live = False
@@ -774,6 +775,10 @@ def _commit(wh: Warehouse, report: IngestReport, states: list[_FileState], run_r
                 wh.rollback()
                 if live.ready:
                     live.given_up = f"its commit failed: {e}"
+                if on_live and isinstance(e, duckdb.IOException):
+                    # a compaction deleted files the live transaction's older snapshot still lists (its
+                    # reads of ingest_runs and the stored counts too): redone at once from the staged rows
+                    continue
                 if not is_conflict(e):
                     raise
                 report.status = "running"

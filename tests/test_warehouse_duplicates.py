@@ -268,3 +268,42 @@ def test_a_compaction_during_the_replay_is_screened_against(tmp_path, monkeypatc
     monkeypatch.undo()
     run([a], ref)
     assert snapshot(wh) == snapshot(ref)
+
+
+def test_a_compaction_just_before_the_commit_is_redone_from_the_staged_rows(tmp_path, monkeypatch, request):
+    """``paipu compact`` between the last segment and the commit, into a PostgreSQL catalog (the
+    embedded one's commits take turns, and compact waits for its turn): the live transaction's
+    reads at its commit (the runs table, the stored counts) meet files the compaction deleted. The
+    commit is redone from the staged segments rather than dying, with the rows of a run alone."""
+    import subprocess
+    import sys
+
+    from ingest.warehouse import Warehouse
+
+    root = Path(__file__).resolve().parent.parent
+    wh, ref = tmp_path / "wh", tmp_path / "ref"
+    pg = request.getfixturevalue("pg_catalog")
+    c = write(tmp_path / "c.jsonl", [rec(f"g{i}") for i in range(0, 6, 2)])
+    d = write(tmp_path / "d.jsonl", [rec(f"g{i}") for i in range(1, 6, 2)])
+    a = write(tmp_path / "a.jsonl", [rec("g0"), rec("g3"), rec("g6"), rec("g7")])
+    for w, cat in ((wh, pg), (ref, None)):  # two runs: two small data files of each table to merge
+        ingest([c], w, workers=1, progress=False, catalog=cat)
+        run([d], w)
+    real = Warehouse.mark_interrupted
+    other: list[str] = []
+
+    def mark_interrupted(self):
+        if not other:
+            p = subprocess.run([sys.executable, "-m", "paipu.cli", "compact", "--warehouse", str(wh), "--keep-days", "0"],
+                               cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True)
+            other.append(p.stdout + p.stderr if p.returncode else "ok")
+        return real(self)
+
+    monkeypatch.setattr(Warehouse, "mark_interrupted", mark_interrupted)
+    rep = ingest([a], wh, workers=1, progress=False)
+    assert other == ["ok"]
+    assert rep.live_commit.startswith("redone from the staged rows: ")
+    assert counts(rep) == (4, 2, 0, 0, 2)
+    monkeypatch.undo()
+    run([a], ref)
+    assert snapshot(wh) == snapshot(ref)
