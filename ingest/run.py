@@ -41,6 +41,9 @@ from replay.workers import process_pool
 CHUNK_LINES = 256
 CHUNK_BYTES = 8 << 20
 SEGMENT_BYTES = 32 << 20
+SEGMENT_LINES = 1 << 16
+"""A segment also ends at this many lines: memory follows the rows, and a file of tiny lines
+(each one reject row) would otherwise hold millions of them until its 32 MiB are read."""
 """Input bytes (lines as read) of one segment: consecutive chunks of a file that are staged (one
 part per table), screened for duplicates and inserted together. About 11,000 桂林 games, whose
 rows take about 120 MB in memory (3.7 bytes of rows a byte of input)."""
@@ -131,7 +134,8 @@ class IngestReport:
 
 @dataclass
 class Segment:
-    """Consecutive chunks of one input file, lines in order (:data:`SEGMENT_BYTES` of input).
+    """Consecutive chunks of one input file, lines in order (:data:`SEGMENT_BYTES` of input, at most
+    :data:`SEGMENT_LINES` lines).
 
     ``tables`` are its rows while they are in memory (from the process pool, one table each,
     with ``variant``, ``month`` and ``_line``); ``parts`` its staged parts per table in line order
@@ -179,7 +183,7 @@ class FileStage:
         """Add the next chunk of the file: its ``tables`` (process pool) or the ``parts`` a Dask
         worker staged, its ``counts``, and ``nbytes``, the input bytes it was read from.
 
-        :returns: the segment this chunk completed (:data:`SEGMENT_BYTES`), or None.
+        :returns: the segment this chunk completed (:data:`SEGMENT_BYTES` or :data:`SEGMENT_LINES`), or None.
         """
         for table, t in (tables or {}).items():
             if t.num_rows:
@@ -189,7 +193,7 @@ class FileStage:
         self._counts.add(counts)
         self._bytes += nbytes
         self._open = True
-        return self.cut() if self._bytes >= SEGMENT_BYTES else None
+        return self.cut() if self._bytes >= SEGMENT_BYTES or self._counts.read >= SEGMENT_LINES else None
 
     def cut(self) -> Segment | None:
         """Close the open segment (None when no chunk came since the last cut)."""

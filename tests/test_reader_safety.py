@@ -132,3 +132,16 @@ def test_compressed_logs_still_read_whole(tmp_path, suffix):
     (tmp_path / f"g{suffix}").write_bytes(blob)
     got = runner.invoke(app, ["validate", "--quiet", str(tmp_path)])
     assert got.exit_code == 0 and "read 20: 20 valid" in got.output
+
+
+def test_memory_follows_the_input_bytes_not_its_line_count(tmp_path):
+    # 600,000 two-byte lines, each a reject (all but one duplicates): a segment ends at
+    # SEGMENT_LINES lines, so the run never holds the rows of the whole file's 1.2 MB
+    tiny = tmp_path / "x.jsonl"
+    tiny.write_bytes(b"x\n" * 600_000)
+    p = subprocess.Popen([sys.executable, "-m", "paipu.cli", "ingest", str(tiny), "--warehouse", str(tmp_path / "wh"),
+                          "--workers", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    _, status, usage = os.wait4(p.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert usage.ru_maxrss < 450 * 1024, f"{usage.ru_maxrss // 1024} MB"
+    assert _stored(tmp_path / "wh", "SELECT count(*), any_value(rule) FROM rejects") == [(1, "paipu.json")]
