@@ -14,7 +14,7 @@ from replay.options import make_ruleset
 from replay.record import json_schema
 from replay.replayer import replay_line
 from replay.simulator import simulate
-from replay.variants import get
+from replay.variants import VARIANTS, get
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,6 +22,28 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_published_schema_is_generated_from_the_types():
     on_disk = json.loads((ROOT / "docs/paipu-1.schema.json").read_text(encoding="utf-8"))
     assert on_disk == json.loads(json.dumps(json_schema()))
+
+
+@pytest.mark.parametrize("variant", sorted(v for v in VARIANTS if VARIANTS[v].implemented))
+def test_the_schema_takes_every_variants_logs_and_refuses_what_validate_would(variant):
+    import copy
+
+    import jsonschema
+
+    check = jsonschema.Draft202012Validator(json_schema())
+    rec = msgspec.to_builtins(next(simulate(variant, 1, 3)))
+    assert not list(check.iter_errors(rec))
+    card = rec["deal"]["wall"][0]
+    for path, value in ((("variant",), "mahjong"), (("deal", "wall", 0), "x11"), (("deal", "hands", 0, 0), "5m"),
+                        (("actions", 0, "act"), "gang"), (("actions", 0, "card"), "X4")):
+        bad = copy.deepcopy(rec)
+        obj = bad
+        for k in path[:-1]:
+            obj = obj[k]
+        obj[path[-1]] = value
+        assert list(check.iter_errors(bad)), (path, value)
+    assert card in json_schema()["$defs"]["Record"]["allOf"][list(VARIANTS).index(variant)]["then"]["properties"][
+        "deal"]["properties"]["wall"]["items"]["enum"]
 
 
 def test_ruleset_id_groups_spelled_out_defaults_with_absent_ones():
