@@ -14,7 +14,8 @@ S = "002_f9a80b28e0fcbf1a.txt"
 OPTIONS = (
     RuleOption("zhu_jing_tie", "best", ("best", "deck_order"), f"{S} §定精方法 (系統自動判定所持最多者為主精)",
                "Several 精 held equally often: 'best' = the one that gives the winner the most 胡 (the engine "
-               "reads every tie, as it reads every 賴); 'deck_order' = the first in deck order (乙 三 五 七 九).", kind="play"),
+               "reads every tie, as it reads every 賴; of equal 胡 the first of 乙 三 五 七 九); 'deck_order' = the "
+               "first of 乙 三 五 七 九, the order 定精方法 names them.", kind="play"),
     RuleOption("dui_hu", "kan", ("kan", "half"), f"{S} §3 計胡規則 (no value given for a 對)",
                "胡 of a 對 on the table: 'kan' = as a 坎 of the same cards (three alike, shown); 'half' = half of "
                "that, rounded down (the 字牌 analogy: 碰 is half a 坎, 001_b125067d32c1f7d7.txt §玩法规则).", kind="play"),
@@ -37,6 +38,7 @@ OPTIONS = (
     RuleOption("lai_hu", "hua", ("hua", "gongan"), f"{S} §雙別桿花牌 定精方法 (賴子可作為任一精（代花三五七）), §3",
                "胡 of a 精 group holding a 賴: 'hua' = a 賴 is one more flowered copy (+1 / +2 / +4 a 花 in 坎 / "
                "扎 / 泛: 坎 2花1賴 8, 七 泛 1素2花2賴 36; 16 and 72 as 主精); 'gongan' = a public 公安 engine's "
-               "values: a 坎 of no 素 copy 2花1賴 9, 1花2賴 12, a 扎 / 泛 twice / four times the 坎 of its "
-               "three best copies (七 泛 1素2花2賴 48; 18, 24 and 96 as 主精).", kind="play"),
+               "table: by the flowered copies f = 花 + 賴, a 扎 / 泛 twice / four times 6, 7, 9, 12 at f = "
+               "1…4, a 坎 5 + f with a 素 copy, 2花1賴 9, 1花2賴 12 (七 泛 1素2花2賴 48; 18, 24 and 96 as 主精).",
+               kind="play"),
 )

@@ -69,9 +69,16 @@ ALIKE = {3: "kan", 4: "zha", 5: "fan"}
 JING_BASE = {3: 5, 4: 10, 5: 20}
 JING_STEP = {3: 1, 4: 2, 5: 4}
 RED_ALIKE = {3: 2, 4: 4, 5: 8}  # 002 §3: 紅字1坎是2個胡，1扎是4個胡，1泛是8個胡，黑字全部減半
-# lai_hu=gongan: a 精坎 without a 素 copy (only with a 賴), keyed (花, 賴): the public 公安 engine's
-# 2花1賴 9 and 1花2賴 12 (issue 14: 18 and 24 as 主精). Every other 精坎 as the seed's 5 + 花.
+# lai_hu=gongan: a public 公安 engine's published table of 精 groups holding a 賴 (坎 8 rows, 扎 8,
+# 泛 6; docs/rules/huapai.md decision 14). A 賴 is a flowered copy (代花三五七) and a group goes by
+# its flowered copies f = 花 + 賴: 扎 / 泛 = 2 / 4 × GONGAN_UNIT[f] — the seed's 精扎 6*2, 7*2 and
+# 精泛 7*2*2 at f = 1, 2, then 9 at three and 12 at four flowered copies; 坎 = GONGAN_UNIT[f] too
+# (5 + 花 with a 素 copy, 2花1賴 9) but 1花2賴 12 (GONGAN_KAN, keyed (花, 賴)).
+GONGAN_UNIT = (5, 6, 7, 9, 12)
 GONGAN_KAN = {(2, 1): 9, (1, 2): 12}
+# 002 §五精花牌 定精方法: 以“乙、三、五、七、九”五個字為精 (§三精花牌: “三、五、七”). Tied 主精 go in
+# this order (option zhu_jing_tie, docs/rules/huapai.md decision 2), not in the deck's card order.
+JING_ORDER: tuple[int, ...] = tuple(HUAPAI_CHARS.index(c) for c in "乙三五七九")
 # Alike group sizes a concealed hand may hold, by option zha_in_hand.
 HAND_ALIKE = {"group": (3, 4, 5), "eight_groups": (3,)}
 
@@ -97,7 +104,9 @@ class Cfg:
 
     @property
     def jing_order(self) -> tuple[int, ...]:
-        return tuple(sorted(self.jing, key=lambda c: PLAIN[c]))
+        """The 精 in the order 定精方法 names them, 乙 三 五 七 九: the order of tied 主精 and of the
+        賴 readings (docs/rules/huapai.md decision 2)."""
+        return tuple(ch for ch in JING_ORDER if ch in self.jing)
 
 
 def alike_points(ch: int, n: int, hua: int, main: int | None, jing: frozenset[int], lai: int = 0) -> int:
@@ -105,16 +114,15 @@ def alike_points(ch: int, n: int, hua: int, main: int | None, jing: frozenset[in
     and, counted apart (option ``lai_hu=gongan``), ``lai`` 賴 read as ``ch``.
 
     精: 5/10/20 + 1/2/4 per 花 (002 §3: 精坎 5·6·7, 精扎 12·14, 精泛 28; a 賴 folded into ``hua``
-    is one more 花). With ``lai`` 賴 apart: the 坎 of the group's three best copies (賴, then 花) —
-    :data:`GONGAN_KAN` when none is 素, else 5 + 花 + 賴 — times 1 / 2 / 4 for 坎 / 扎 / 泛, the
-    seed's own steps (精扎 6*2, 7*2; 精泛 7*2*2). Others red 2/4/8, black half. Doubled for the
-    主精 ``main`` (002 §3: 主精的胡數…全部翻一倍).
+    is one more 花). With ``lai`` 賴 apart, the 公安 table: :data:`GONGAN_UNIT` of the flowered
+    copies (花 + 賴) times 1 / 2 / 4 for 坎 / 扎 / 泛, a 坎 of no 素 copy :data:`GONGAN_KAN`.
+    Others red 2/4/8, black half. Doubled for the 主精 ``main`` (002 §3: 主精的胡數…全部翻一倍).
     """
     if ch in jing:
         if lai:
-            l3 = min(lai, 3)
-            h3 = min(hua, 3 - l3)
-            pts = GONGAN_KAN.get((h3, l3), 5 + h3 + l3) * JING_BASE[n] // 5  # 坎 ×1, 扎 ×2, 泛 ×4
+            pts = GONGAN_UNIT[hua + lai] * JING_BASE[n] // 5  # 坎 ×1, 扎 ×2, 泛 ×4
+            if n == 3:
+                pts = GONGAN_KAN.get((hua, lai), pts)
         else:
             pts = JING_BASE[n] + JING_STEP[n] * hua
         return pts * 2 if ch == main else pts
