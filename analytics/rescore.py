@@ -37,6 +37,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from analytics.views import as_judged
 from replay.progress import Meter
 from replay.record import terminal_text
 from replay.workers import process_pool
@@ -325,16 +326,6 @@ def load(con: Any, variant: str, *, ruleset: str | None = None, since: date | No
         return [(r[0], as_judged(r[1], r[3])) for r in got]
     finally:
         cur.close()
-
-
-def as_judged(line: str, rules_json: str | None) -> str:
-    """A stored line as the ingest judged it: a record without a ``rules`` object gets the rule
-    values it was played under (``games.rules_json``: the defaults, or the ingest's ``--rules``)."""
-    if rules_json is None or '"rules"' in line and "rules" in json.loads(line):
-        return line
-    obj = json.loads(line)
-    obj["rules"] = json.loads(rules_json)
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import json
 import shutil
 import tempfile
 from datetime import datetime
@@ -90,6 +91,21 @@ def _lit(text: str) -> str:
 
 def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def as_judged(line: str, rules_json: str | None) -> str:
+    """A stored line as the ingest judged it: a record without a ``rules`` object gets the rule
+    values it was played under (``games.rules_json``: the defaults, or the ingest's ``--rules``)."""
+    if not rules_json:
+        return line
+    try:
+        obj = json.loads(line)
+    except ValueError:  # not a record: shown as stored
+        return line
+    if not isinstance(obj, dict) or "rules" in obj:
+        return line
+    obj["rules"] = json.loads(rules_json)
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 _READ = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})

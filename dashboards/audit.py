@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import polars as pl
 
+from analytics.views import as_judged
 from dashboards import labels
 from dashboards.data import computed_from_row
 from replay import explain as explain_mod
@@ -257,7 +258,7 @@ def build(row: dict[str, Any], seats: pl.DataFrame | None = None) -> dict[str, A
         :func:`naive_trail` was used; ``explain`` is :func:`replay.explain.explain` of a disputed
         settlement (``result_mismatch`` / ``not_a_win``), else None.
     """
-    raw = row.get("record_json") or ""
+    raw = as_judged(row.get("record_json") or "", row.get("rules_json"))  # the rules the ingest judged it by
     try:
         record = json.loads(raw)
         record = record if isinstance(record, dict) else None

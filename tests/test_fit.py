@@ -172,6 +172,12 @@ def test_ingest_with_rules_defaults_then_rescore_uses_the_stored_rules(server_lo
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert out["games"] == 40 and out["refused"] == []
+    # the audit replays a stored game under the rules it was ingested under, as the ingest judged it
+    raw = next(ln for ln in server_logs.read_bytes().splitlines() if not replay_line(ln).verdict.valid)
+    gid = json.loads(raw)["game_id"]  # a game the defaults find invalid
+    audit = runner.invoke(app, ["audit", gid, "--warehouse", str(wh)])
+    assert audit.exit_code == 0, audit.output
+    assert "有效 valid" in audit.output and "result_mismatch" not in audit.output and "无效" not in audit.output
     fitted = runner.invoke(app, ["fit", "--warehouse", str(wh), "--variant", "guilin", "--json", "--workers", "1"])
     assert fitted.exit_code == 0, fitted.output
     assert json.loads(fitted.output)["rules"] == {"tuo_step": 3}
