@@ -138,6 +138,9 @@ OPTIONS = {
     # 花牌
     "zhu_jing_tie": "主精平手", "dui_hu": "對的胡", "tingtou_jing": "聽頭的精", "zha_in_hand": "手中扎",
     "fan_from_hand": "手中開泛", "bu_pai_empty": "无牌可补", "lai_hu": "賴的胡",
+    "zhao_bu_from": "招后补牌",
+    "dui_limit": "對的上限",
+    "qing_tong_kai_fan": "請統開泛",
     # 上大人
     "hu_scale": "胡的算法", "green_as": "绿字算作", "zhu_jing": "主精翻倍", "ting_tou": "聽頭", "ting_tou_jing": "聽頭的精",
     "ku_hu_min": "枯胡最低胡", "hei_hu_min": "黑胡最低胡", "pengpeng_scope": "碰碰胡范围", "fang_pao": "放炮付分",

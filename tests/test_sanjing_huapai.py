@@ -35,7 +35,8 @@ def sim(variant: str, n: int, seed: int, bots: str = "heuristic", rules: dict | 
 
 # every option away from its default (docs/rules/huapai.md §Options)
 OFF_DEFAULT = {"zhu_jing_tie": "deck_order", "dui_hu": "half", "tingtou_jing": "count", "zha_in_hand": "eight_groups",
-               "fan_from_hand": "yes", "bu_pai_empty": "huang", "lai_hu": "gongan"}
+               "fan_from_hand": "yes", "bu_pai_empty": "huang", "lai_hu": "gongan", "zhao_bu_from": "tail",
+               "dui_limit": 2, "mashang_dui": "before_hu", "qing_tong_kai_fan": "yes"}
 
 
 def verdict(rec: Record):

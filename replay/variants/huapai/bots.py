@@ -158,9 +158,12 @@ class HeuristicBot:
 
     def claim(self, state, seat: int, opt: Option) -> Event | None:
         flowers = lambda e: sum(c.startswith("花") for c in e.cards or [])  # noqa: E731
-        if opt.act in ("hu", "zhao", "zha", "kai_fan"):  # kai_fan here: five dealt, at 請統 (fan_from_hand=yes)
+        if opt.act in ("hu", "zhao", "zha", "kai_fan"):  # kai_fan here: at 請統 (fan_from_hand, qing_tong_kai_fan)
             return max(opt.events, key=flowers)
         if opt.act == "dui" and state.dui_count[seat] < 2:
+            w = state.window
+            if w is not None and any(o.seat == seat and o.act == "hu" for o in w.options):
+                return None  # its own 胡 comes later (a 對 ranked before 胡, option mashang_dui): wait for it
             counts = list(state.hands[seat])
             now = self.best_discard(state, counts)[1] - 1.0  # 對 must clearly help
             e = max(opt.events, key=flowers)

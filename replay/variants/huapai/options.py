@@ -1,11 +1,13 @@
 """花牌 family rule options (sanjing_huapai, wujing_huapai, shuangbiegan_huapai). Each reading the
-seed 002_f9a80b28e0fcbf1a.txt leaves open is an option; the default is the seed's literal reading
-or, where it says nothing, the decision docs/rules/huapai.md explains.
+seed 002_f9a80b28e0fcbf1a.txt leaves open is an option; the default is the seed's literal reading,
+the decision docs/rules/huapai.md explains where it says nothing, or (qing_tong_kai_fan) the
+engine's behaviour before the option, which a published default keeps (spec §7; decision 17).
 
 Kinds (replay/options.py): every option is ``play``. The ones that only value groups (zhu_jing_tie,
 dui_hu, tingtou_jing, lai_hu) still move a hand across the 17-胡 minimum (002 §4, scoring.MIN_HU):
 a logged 胡 can be refused under the other value, or a seat gains a 胡 option it did not have, so a
-logged game cannot be re-settled exactly under them; the others change shapes or the wall."""
+logged game cannot be re-settled exactly under them; the others change shapes, the wall, what a seat
+may claim or the order of claims."""
 
 from replay.options import RuleOption
 
@@ -41,4 +43,18 @@ OPTIONS = (
                "table: by the flowered copies f = 花 + 賴, a 扎 / 泛 twice / four times 6, 7, 9, 12 at f = "
                "1…4, a 坎 5 + f with a 素 copy, 2花1賴 9, 1花2賴 12 (七 泛 1素2花2賴 48; 18, 24 and 96 as 主精).",
                kind="play"),
+    RuleOption("zhao_bu_from", "front", ("front", "tail"), f"{S} §2 招 (但是在牌面起一張牌)",
+               "Where the replacement after a 招 comes from: 'front' = the front of the wall, as the seed says "
+               "(牌面); 'tail' = the 牌底, like 扎 and 開泛 (an independent 宜昌/枝江 engine).", kind="play"),
+    RuleOption("dui_limit", "none", ("none", 2), f"{S} §2 對 (一局內限“對”2對 … 如果對了3次以上 … 由此人承“包”)",
+               "'none' = a seat may 對 any number of times; from its 3rd 對 it owes 承包 (it pays both losers' "
+               "shares if another seat wins); 2 = a seat's 3rd 對 is refused (illegal_action `dui`), so no "
+               "承包 ever arises (an independent engine's 限2对).", kind="play"),
+    RuleOption("mashang_dui", "after_hu", ("after_hu", "before_hu"), f"{S} §2 對 (如是上家打出可以馬上“對”)",
+               "after_hu: every seat's 胡 on a discard ranks before any 對. before_hu: the discarder's 下家 may 對 at "
+               "once (馬上), ahead of another seat's 胡 on that card (as 上大人's option of the same name).", kind="play"),
+    RuleOption("qing_tong_kai_fan", "no", ("no", "yes"), f"{S} §2 開泛 (手中有1扎…自己起到同一張字，可以再“扎”一次), 扎 (請統)",
+               "'no' = a 請統 replacement opens no turn, so the 5th of a 扎 drawn as one is never 開泛'd; 'yes' = "
+               "the seat that just drew it may 開泛 it at 請統 (`kai_fan` with `card`, no `cards`; one replacement "
+               "from the 牌底), in its 請統 turn.", kind="play"),
 )

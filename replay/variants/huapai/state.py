@@ -5,7 +5,9 @@ Readings and decisions: docs/rules/huapai.md. A draw goes into the drawer's hand
 drawer may then 胡 (自摸), 扎 or 開泛 with it, or discard. On a discard: 胡 (放銃) before 招/對, and
 among seats the discarder's 下家 first (002 §2 對: 如是下家打出，必須等上家說不對之後才可對).
 Rule options read here: ``fan_from_hand`` (開泛 of four held + the drawn 5th, or of five dealt),
-``bu_pai_empty`` (扎/招/開泛 with no replacement left) and, through the scorer, the rest.
+``bu_pai_empty`` (扎/招/開泛 with no replacement left), ``zhao_bu_from`` (which end 招's replacement
+comes from), ``dui_limit`` (a cap on a seat's 對), ``mashang_dui`` (the 下家's 對 before 胡),
+``qing_tong_kai_fan`` (開泛 of a 請統 replacement) and, through the scorer, the rest.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ START, DISCARD, WINDOW, DRAW, OVER = Phase.START, Phase.DISCARD, Phase.WINDOW, P
 R_HU, R_CLAIM = 0, 1  # window ranks: 胡 before 招/對 (docs/rules/huapai.md, decision 3)
 DUI_LIMIT = 2  # 002 §2 對: 一局內限對2對 … 對了3次以上 … 由此人承包
 TAIL_ACTS = ("zha", "kai_fan")  # 002 §2: 扎 / 開泛 replacements come from 牌底 (the tail)
+# 002 §2 招: 在牌面起一張牌 (the front); option zhao_bu_from=tail draws it from the 牌底 as well
+TAIL_ACTS_ZHAO = TAIL_ACTS + ("zhao",)
 CHAR_KINDS = sc.CHAR_KINDS  # char -> (plain, 花 or None)
 
 
@@ -68,6 +72,17 @@ class HuapaiState(GameState):
         self.complete = sc.COMPLETE[self.cfg.zha_in_hand]  # the cheap shape test of this ruleset
         self.fan_from_hand = ruleset["fan_from_hand"] == "yes"
         self.refuse_empty = ruleset["bu_pai_empty"] == "refuse"
+        self.tail_acts = TAIL_ACTS_ZHAO if ruleset["zhao_bu_from"] == "tail" else TAIL_ACTS
+        # 002 §2 對: 一局內限“對”2對 — by default a limit kept by 承包 (a 3rd 對 is allowed and pays);
+        # option dui_limit=2: a seat's 3rd 對 is refused (docs/rules/huapai.md decision 15)
+        self.dui_limit = ruleset["dui_limit"]
+        # 002 §2 對: 如是上家打出可以馬上“對” — option mashang_dui=before_hu: the discarder's 下家 may 對
+        # ahead of every 胡 on the card (decision 16)
+        self.mashang = ruleset["mashang_dui"] == "before_hu"
+        # 002 §2 開泛: 手中有1扎…自己起到同一張字，可以再扎一次 — option qing_tong_kai_fan=yes: also the 5th
+        # drawn as a 請統 replacement (decision 17)
+        self.qt_kai_fan = ruleset["qing_tong_kai_fan"] == "yes"
+        self.qt_drawn: tuple[int, int] | None = None  # (seat, kind) of the last 請統 replacement
         self.lai = sc.lai_kind(deck)
         self.drawn: int | None = None  # kind the seat in turn just drew: it may 胡/扎/開泛 with it
         self.owed: str | None = None  # act whose replacement draw is owed: zha / kai_fan (tail), zhao (front)
@@ -157,7 +172,7 @@ class HuapaiState(GameState):
 
     def refuse_replacement(self, s: int, act: str, n: int = 1):
         """The error for ``act`` when the wall lacks its ``n`` replacements (``bu_pai_empty=refuse``)."""
-        end = "front (招: 在牌面起一張牌)" if act == "zhao" else "牌底 (在牌底起一張牌)"
+        end = "牌底 (在牌底起一張牌)" if act in self.tail_acts else "front (招: 在牌面起一張牌)"
         return self.fail("illegal_action", "bu_pai_empty",
                          f"seat {s} `{act}` owes {n} replacement draw{'s' if n > 1 else ''} from the {end}, but the "
                          f"wall holds {self.wall_left} (rule option bu_pai_empty=refuse)")
@@ -169,12 +184,19 @@ class HuapaiState(GameState):
 
     def start_options(self) -> list[Option]:
         """請統: every seat at or after ``qt_from`` in the 請統 order holding four alike may 扎 them;
-        with ``fan_from_hand=yes`` five dealt alike may be laid as a 泛 (開泛, two replacements)."""
+        with ``fan_from_hand=yes`` five dealt alike may be laid as a 泛 (開泛, two replacements); with
+        ``qing_tong_kai_fan=yes`` the seat that just drew its replacement may 開泛 it onto its 扎."""
         out = []
         rule = f"{self.variant}.qing_tong"
         for pos, s in enumerate(self.qt_order()):
             if pos < self.qt_from:
                 continue
+            if self.qt_kai_fan and self.qt_drawn is not None and self.qt_drawn[0] == s:
+                # 開泛: 手中有1扎…自己起到同一張字，可以再扎一次 (002 §2): the 扎 just laid + the 5th drawn
+                d = self.qt_drawn[1]
+                ch = self.char_of(d)
+                if ch is not None and self.hands[s][d] and self.fan_meld(s, ch) is not None and self.can_replace():
+                    out.append(Option(s, "kai_fan", (pos,), False, [Event(seat=s, act="kai_fan", card=self.code(d))], rule))
             counts = sc.char_counts(self.hands[s])
             if max(counts) < 4:
                 continue
@@ -211,11 +233,17 @@ class HuapaiState(GameState):
                 out.append(Option(s, "zhao", (R_CLAIM, pos), False,
                                   [Event(seat=s, act="zhao", card=code, cards=c) for c in self.own_choices(s, ch, 3)],
                                   self.rule_zhao))
-            if n > 2 or sum(h) > 2:  # 對: 手中有2個相同的字，別人再打出一張 (002 §2 對)
-                out.append(Option(s, "dui", (R_CLAIM, pos), False,
+            if (n > 2 or sum(h) > 2) and self.may_dui(s):  # 對: 手中有2個相同的字，別人再打出一張 (002 §2 對)
+                # 如是上家打出可以馬上“對” (002 §2 對): before every 胡 with mashang_dui=before_hu
+                key = (R_HU, -1) if pos == 0 and self.mashang else (R_CLAIM, pos)
+                out.append(Option(s, "dui", key, False,
                                   [Event(seat=s, act="dui", card=code, cards=c) for c in self.own_choices(s, ch, 2)],
                                   self.rule_dui))
         return out
+
+    def may_dui(self, seat: int) -> bool:
+        """Whether ``seat`` may make another 對: always (a 3rd 對 owes 承包), or below ``dui_limit``."""
+        return self.dui_limit == "none" or self.dui_count[seat] < self.dui_limit
 
     def turn_events(self) -> list[Event]:
         """What the seat in turn may do: discard any card; with the card it just drew, 胡 (自摸), 扎
@@ -265,7 +293,7 @@ class HuapaiState(GameState):
         if self.owed and (ev.seat != s or ev.act != "draw"):
             # an owed replacement is a forced act (002 §2): skipping it is missing_forced_action (spec §6),
             # whoever logged the next event — one code with 上大人 and 通城
-            end = "牌底 (tail)" if self.owed in TAIL_ACTS else "front"
+            end = "牌底 (tail)" if self.owed in self.tail_acts else "front"
             raise self.fail("missing_forced_action", "bu_pai",
                             f"seat {s} owes the replacement draw from the {end} of the wall after its `{self.owed}`, "
                             f"not `{ev.act}` by seat {ev.seat}")
@@ -273,8 +301,8 @@ class HuapaiState(GameState):
             raise self.fail("out_of_turn", "turn", f"seat {s} draws next, not seat {ev.seat} (`{ev.act}`)")
         if ev.act != "draw":
             raise self.fail("illegal_action", "turn", f"seat {s} must draw now, not `{ev.act}`")
-        tail = self.owed in TAIL_ACTS
-        if ev.tail != tail:  # 002 §2: 扎/開泛 在牌底起一張牌; 招 在牌面起一張牌; every other draw from the front
+        tail = self.owed in self.tail_acts
+        if ev.tail != tail:  # 002 §2: 扎/開泛 在牌底起一張牌; 招 在牌面起一張牌 (or 牌底: zhao_bu_from); others the front
             why = (f"the replacement after `{self.owed}` comes from the 牌底 (tail: true)" if tail else
                    (f"the replacement after `zhao` comes from the front of the wall (招: 在牌面起一張牌)" if self.owed
                     else "a turn's draw comes from the front of the wall"))
@@ -296,6 +324,7 @@ class HuapaiState(GameState):
             return
         self.owed = None
         if self.qingtong:  # a 請統 replacement: the 請統 goes on from this seat
+            self.qt_drawn = (s, c)
             self.window = Window(-1, self.dealer, "start", self.start_options())
             self.phase = START
             return
@@ -388,6 +417,14 @@ class HuapaiState(GameState):
     def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
         s, act = ev.seat, ev.act
         h = self.hands[s]
+        if w.kind == "start" and act == "kai_fan" and ev.cards is None:  # the 扎 + its replacement (qing_tong_kai_fan)
+            d = self.card(ev.card)
+            h[d] -= 1
+            i = self.fan_meld(s, sc.KCHAR[d])
+            self.melds[s][i] = ("kai_fan", tuple(sorted([*self.melds[s][i][1], d])))
+            self.qt_from = self.qt_order().index(s)
+            self.to_draw(s, "kai_fan")  # 開泛 … 須在牌底再起一張牌 (002 §2)
+            return
         if w.kind == "start":  # 請統 扎 of four dealt alike (開泛 of five); replacements from the tail
             own = [self.card(x) for x in ev.cards or []]
             for k in own:
@@ -410,7 +447,7 @@ class HuapaiState(GameState):
                 self.bao_order.append(s)  # 對了3次以上 … 若他人胡牌，則由此人承包 (002 §2 對)
             self.phase, self.turn, self.drawn = DISCARD, s, None
             return
-        # 招: replacement from the front (002 §2 招: 在牌面起一張牌)
+        # 招: replacement from the front (002 §2 招: 在牌面起一張牌), or the 牌底 with zhao_bu_from=tail
         self.melds[s].append(("zhao", tuple(sorted([c, *own]))))
         self.to_draw(s, "zhao")
 
@@ -422,6 +459,10 @@ class HuapaiState(GameState):
                 if pos < self.qt_from:
                     raise self.fail("illegal_action", "qing_tong",
                                     f"seat {ev.seat} passed its 請統 turn: a seat after it in the order (末家, 二家, 莊家) has 扎 since")
+            if ev.act == "kai_fan" and ev.cards is None:
+                raise self.fail("illegal_action", "qing_tong", f"seat {ev.seat} may 開泛 at 請統 only the 5th it just drew as "
+                                "the replacement of its 扎" + ("" if self.qt_kai_fan else
+                                                              ", and only with rule option qing_tong_kai_fan=yes"))
             if ev.act == "kai_fan" and not self.fan_from_hand:
                 raise self.fail("illegal_action", "qing_tong", f"seat {ev.seat} may 扎 four dealt alike at 請統; 開泛 of "
                                 "five dealt needs rule option fan_from_hand=yes")
@@ -445,6 +486,9 @@ class HuapaiState(GameState):
                                 + (" (a 賴 is never claimed)" if ch is None else ""))
             if ev.act == "zhao" and not self.can_replace():
                 raise self.refuse_replacement(s, "zhao")
+            if ev.act == "dui" and not self.may_dui(s):
+                raise self.fail("illegal_action", "dui", f"seat {s} has made {self.dui_count[s]} 對: a 3rd is refused "
+                                f"under rule option dui_limit={self.dui_limit} (002 §2 對: 一局內限對2對)")
 
     def refuse_win(self, s: int, hand: list[int], c: int):
         """The ``not_a_win`` error (rule ``hu_shape``) of ``s``'s 胡 on ``c`` with ``hand`` (concealed,
@@ -524,7 +568,7 @@ class HuapaiState(GameState):
         if self.phase is OVER:
             return []
         if self.phase is DRAW:
-            tail = self.owed in TAIL_ACTS
+            tail = self.owed in self.tail_acts
             card = self.wall[self.back - 1] if tail else self.wall[self.front]
             return [Event(seat=self.turn, act="draw", card=self.code(card), tail=tail)]
         if self.phase is DISCARD:
