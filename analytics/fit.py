@@ -96,17 +96,19 @@ def _sig(out: Any) -> Sig:
     return Sig(False, e.code, e.rule, e.step, act, (), e.message)
 
 
-def _evaluate(task: tuple[list[bytes], str, list[dict[str, Any]]]) -> list[list[Sig]]:
+def _evaluate(task: tuple[list[bytes], str, list[dict[str, Any]], bool]) -> list[list[Sig]]:
     """Worker task: every line of a chunk replayed under every candidate (values of ``variant``'s
-    options), each line decoded once. Returns ``sigs[candidate][line]``."""
+    options), each line decoded once; with ``by_seats`` the ``players`` option is each record's
+    own seat count. Returns ``sigs[candidate][line]``."""
     from replay.record import decode_record, sha256_hex
     from replay.replayer import replay_record
 
-    lines, variant, candidates = task
+    lines, variant, candidates, by_seats = task
     recs = []
     for raw in lines:
         recs.append((decode_record(raw), raw, sha256_hex(raw)))
-    return [[_sig(replay_record(rec, raw, sha=sha, defaults={variant: cand})) for rec, raw, sha in recs]
+    return [[_sig(replay_record(rec, raw, sha=sha, defaults={
+                variant: {**cand, "players": len(rec.seats)} if by_seats else cand})) for rec, raw, sha in recs]
             for cand in candidates]
 
 
@@ -142,6 +144,19 @@ class OptionFit:
         return self.valid_by_value[_show(self.value)] - self.valid_by_value[_show(self.default)]
 
 
+@dataclass(frozen=True)
+class OptionChange:
+    """One option value that lets games of a fault class get further: how many, and how many of
+    them it makes valid."""
+
+    value: str
+    further: int
+    valid: int
+
+    def __str__(self) -> str:
+        return f"{self.value} ({self.further} further, {self.valid} valid)"
+
+
 @dataclass
 class FaultClass:
     """Invalid games (under the ruleset found) with the same first error."""
@@ -154,13 +169,16 @@ class FaultClass:
     example_game: str
     example_step: Optional[int]
     example_message: str
-    option_changes: list[str]
+    option_changes: list[OptionChange]
+    own_rules: int = 0
+    own_rules_wrong: int = 0
 
     @property
     def suspected_server_fault(self) -> bool:
-        """No value of any single option lets any game of the class get further: under every
-        reading the engine knows, the server broke the rule its first error names."""
-        return not self.option_changes
+        """No value of any single option lets any game of the class get further, and none of its
+        games is valid under the ruleset found once its own ``rules`` object is set aside: under
+        every reading the engine knows, the server broke the rule its first error names."""
+        return not self.option_changes and not self.own_rules_wrong
 
 
 @dataclass
@@ -179,22 +197,41 @@ class FitResult:
     faults: list[FaultClass]
     evaluations: int
     game_ids: list[str] = field(default_factory=list, repr=False)
+    valid_start: int = 0
+    by_seats: bool = False
+
+    @property
+    def sure(self) -> dict[str, Any]:
+        """The values found away from the defaults that the games decide (or ``--rules`` gave)."""
+        status = {o.name: o.status for o in self.options}
+        return {k: v for k, v in self.ruleset.items() if status.get(k) in ("determined", "fixed")}
+
+    @property
+    def tied(self) -> list[OptionFit]:
+        """Options whose value the games do not decide, found away from the default or tied with it."""
+        return [o for o in self.options if o.status == "undetermined" and not _same(o.value, o.default)]
 
     @property
     def rules_text(self) -> str:
-        """The ruleset found as ``--rules`` text (non-default values only)."""
-        return ",".join(f"{k}={_show(v)}" for k, v in self.ruleset.items())
+        """The values the games decide, away from the defaults, as ``--rules`` text."""
+        return ",".join(f"{k}={_show(v)}" for k, v in self.sure.items())
 
     def to_json(self) -> dict[str, Any]:
         return {
             "variant": self.variant, "games": self.games, "own_rules": self.own_rules, "not_fitted": self.not_fitted,
-            "valid_default": self.valid_default, "valid_found": self.valid_found,
-            "rules": self.ruleset, "rules_text": self.rules_text, "rules_object": self.rules_object,
+            "valid_default": self.valid_default, "valid_start": self.valid_start, "valid_found": self.valid_found,
+            "rules": self.sure, "rules_text": self.rules_text, "rules_object": self.rules_object,
+            "tied": {o.name: [v for v, n in o.valid_by_value.items() if n == o.valid_by_value[_show(o.value)]]
+                     for o in self.tied},
+            "players_by_seats": self.by_seats,
             "options": [{"name": o.name, "kind": o.kind, "default": o.default, "value": o.value, "status": o.status,
                          "evidence": o.evidence, "valid_by_value": o.valid_by_value} for o in self.options],
             "faults": [{"code": f.code, "rule": f.rule, "act": f.act or None, "field": f.field or None,
                         "games": f.games, "example_game": f.example_game, "example_step": f.example_step,
-                        "example_message": f.example_message, "option_changes": f.option_changes,
+                        "example_message": f.example_message,
+                        "option_changes": [{"value": c.value, "further": c.further, "valid": c.valid}
+                                           for c in f.option_changes],
+                        "own_rules": f.own_rules, "own_rules_wrong": f.own_rules_wrong,
                         "suspected_server_fault": f.suspected_server_fault} for f in self.faults],
             "evaluations": self.evaluations,
         }
@@ -207,9 +244,10 @@ def _show(v: Any) -> str:
 class _Judge:
     """Replays the games under candidate rulesets, in worker processes, and keeps every answer."""
 
-    def __init__(self, lines: list[bytes], variant: str, workers: int, meter: Meter | None) -> None:
+    def __init__(self, lines: list[bytes], variant: str, workers: int, meter: Meter | None, by_seats: bool) -> None:
         self.chunks = [lines[i:i + CHUNK] for i in range(0, len(lines), CHUNK)]
         self.variant = variant
+        self.by_seats = by_seats
         self.meter = meter
         self.cache: dict[tuple, list[Sig]] = {}
         self.stack = contextlib.ExitStack()
@@ -223,7 +261,7 @@ class _Judge:
         """Each candidate's verdicts, game by game (from the cache where it was judged before)."""
         todo = [c for c in {_key(c): c for c in candidates if _key(c) not in self.cache}.values()]
         if todo:
-            tasks = [(chunk, self.variant, todo) for chunk in self.chunks]
+            tasks = [(chunk, self.variant, todo, self.by_seats) for chunk in self.chunks]
             done = self.pool.map(_evaluate, tasks) if self.pool is not None else map(_evaluate, tasks)
             parts: list[list[Sig]] = [[] for _ in todo]
             for chunk, got in zip(self.chunks, done):
@@ -255,13 +293,15 @@ def fit(lines: Sequence[bytes], variant: str, *, fixed: Mapping[str, Any] | None
         raise ValueError(f"no {variant} games to fit")
     fixed = dict(fixed or {})
     make_ruleset(variant, spec.options, fixed)  # a value not allowed raises here
-    lens, ids, own = [], [], 0
+    lens, ids, owns = [], [], []
     for raw in lines:
         rec = decode_record(raw)
         lens.append(len(rec.actions))
         ids.append(rec.game_id)
-        own += _has_rules(rec)
-    free = [o for o in spec.options if o.name not in fixed and len(o.allowed) > 1]
+        owns.append(_has_rules(rec))
+    # a server may deal 3 and 4 seats: `players` is each record's seat count, never searched
+    by_seats = any(o.name == "players" for o in spec.options) and "players" not in fixed
+    free = [o for o in spec.options if o.name not in fixed and len(o.allowed) > 1 and not (by_seats and o.name == "players")]
     start = {o.name: fixed.get(o.name, o.default) for o in spec.options}
 
     def rank(sigs: list[Sig]) -> tuple[int, float]:
@@ -270,10 +310,9 @@ def fit(lines: Sequence[bytes], variant: str, *, fixed: Mapping[str, Any] | None
     def moves(cur: dict[str, Any]) -> list[dict[str, Any]]:
         return [{**cur, o.name: v} for o in free for v in o.allowed if not _same(v, cur[o.name])]
 
-    rounds = len(free) + 2
-    total = len(lines) * (1 + sum(len(o.allowed) - 1 for o in free) * rounds)
-    with Meter(f"fit {variant}", total, "replays", console=console, enabled=console is not None) as meter:
-        judge = _Judge(list(lines), variant, workers, meter)
+    # how many rounds the search takes is not known ahead: a count and a rate, no bar
+    with Meter(f"fit {variant}", None, "replays", console=console, enabled=console is not None) as meter:
+        judge = _Judge(list(lines), variant, workers, meter, by_seats)
         try:
             cur = start
             cur_sigs = judge.judge([cur])[0]
@@ -301,21 +340,46 @@ def fit(lines: Sequence[bytes], variant: str, *, fixed: Mapping[str, Any] | None
                 break
             options = []
             for o in spec.options:
+                if by_seats and o.name == "players":
+                    continue
                 by_value = {}
                 for v in o.allowed:
                     sigs = judge.judge([{**cur, o.name: v}])[0]
                     by_value[_show(v)] = sum(s.valid for s in sigs)
                 options.append(OptionFit(o.name, o.kind, o.default, cur[o.name], o.name in fixed, by_value))
             # every option, --rules' fixed ones too, may explain a fault
-            near = [{**cur, o.name: v} for o in spec.options for v in o.allowed if not _same(v, cur[o.name])]
+            near = [{**cur, o.name: v} for o in spec.options for v in o.allowed
+                    if not _same(v, cur[o.name]) and not (by_seats and o.name == "players")]
             near_sigs = judge.judge(near)
             evaluations = len(judge.cache)
         finally:
             judge.close()
-    faults = _faults(cur, cur_sigs, near, near_sigs, ids, lens)
-    found = {o.name: cur[o.name] for o in spec.options if not _same(cur[o.name], o.default)}
-    return FitResult(variant, len(lines), own, dict(not_fitted or {}), sum(s.valid for s in default_sigs),
-                     sum(s.valid for s in cur_sigs), found, dict(cur), options, faults, evaluations, ids)
+    cur_by = {k: v for k, v in cur.items() if not (by_seats and k == "players")}
+    own_valid = _own_rules_valid(lines, cur_sigs, owns, variant, cur_by, by_seats)
+    faults = _faults(cur, cur_sigs, near, near_sigs, ids, lens, owns, own_valid)
+    found = {o.name: cur[o.name] for o in spec.options if not _same(cur[o.name], o.default) and o.name in cur_by}
+    return FitResult(variant, len(lines), sum(owns), dict(not_fitted or {}), sum(s.valid for s in default_sigs),
+                     sum(s.valid for s in cur_sigs), found, cur_by, options, faults, evaluations, ids,
+                     valid_start=sum(s.valid for s in judge.cache[_key(start)]), by_seats=by_seats)
+
+
+def _own_rules_valid(lines: Sequence[bytes], sigs: list[Sig], owns: list[bool], variant: str,
+                     cur: dict[str, Any], by_seats: bool) -> set[int]:
+    """The invalid games that carry their own ``rules`` object and replay valid under the ruleset
+    found once that object is set aside (their server wrote the wrong readings into it)."""
+    import msgspec
+
+    from replay.replayer import replay_line
+
+    out = set()
+    for i, (raw, s, own) in enumerate(zip(lines, sigs, owns)):
+        if own and not s.valid:
+            obj = msgspec.json.decode(raw)
+            obj.pop("rules", None)
+            rules = {**cur, "players": len(obj.get("seats") or [])} if by_seats else cur
+            if replay_line(msgspec.json.encode(obj), defaults={variant: rules}).verdict.valid:
+                out.add(i)
+    return out
 
 
 def _has_rules(rec: Any) -> bool:
@@ -333,9 +397,11 @@ def _values(spec: Any, name: str) -> tuple:
 
 
 def _faults(cur: dict[str, Any], sigs: list[Sig], near: list[dict[str, Any]], near_sigs: list[list[Sig]],
-            ids: list[str], lens: list[int]) -> list[FaultClass]:
+            ids: list[str], lens: list[int], owns: list[bool], own_valid: set[int]) -> list[FaultClass]:
     """The invalid games by :attr:`Sig.klass`; a class's ``option_changes`` are the single option
-    values under which some game of it gets further (valid, or its first error later)."""
+    values under which some game of it gets further (valid, or its first error later), with how
+    many get further and how many turn valid; ``own_rules`` counts its games that carry their
+    own ``rules`` (judged by it), ``own_rules_wrong`` those valid under the ruleset found without it."""
     classes: dict[tuple, list[int]] = {}
     for i, s in enumerate(sigs):
         if not s.valid:
@@ -344,11 +410,15 @@ def _faults(cur: dict[str, Any], sigs: list[Sig], near: list[dict[str, Any]], ne
     for (code, rule, act, fld), games in classes.items():
         changes = []
         for cand, other in zip(near, near_sigs):
-            if any(other[i].progress(lens[i]) > sigs[i].progress(lens[i]) + 1e-12 for i in games):
+            further = [i for i in games if other[i].progress(lens[i]) > sigs[i].progress(lens[i]) + 1e-12]
+            if further:
                 name = next(k for k in cand if not _same(cand[k], cur[k]))
-                changes.append(f"{name}={_show(cand[name])}")
+                changes.append(OptionChange(f"{name}={_show(cand[name])}", len(further),
+                                            sum(other[i].valid for i in further)))
+        changes.sort(key=lambda c: (-c.valid, -c.further, c.value))
         first = sigs[games[0]]
-        out.append(FaultClass(code, rule, act, fld, len(games), ids[games[0]], first.step, first.message, changes))
+        out.append(FaultClass(code, rule, act, fld, len(games), ids[games[0]], first.step, first.message, changes,
+                              sum(owns[i] for i in games), sum(i in own_valid for i in games)))
     out.sort(key=lambda f: (-f.games, f.code, f.rule))
     return out
 
@@ -358,14 +428,14 @@ def _faults(cur: dict[str, Any], sigs: list[Sig], near: list[dict[str, Any]], ne
 def read_games(paths: Iterable[Path], variant: str) -> tuple[list[bytes], dict[str, int]]:
     """The lines of ``paths`` (files and folders, read as ``paipu validate`` reads them) that are
     records of ``variant``, and the others counted by why they are not fitted (``rejected``: not
-    a record; ``other_variant``; ``duplicate``: the same game id seen before)."""
+    a record; ``repeated_game_id``: a game id seen before; another variant's id: its records)."""
     from ingest.reader import find_inputs, read_lines
     from replay.errors import RuleViolation
     from replay.record import decode_record
 
     inputs, _ = find_inputs(list(paths))
     out: list[bytes] = []
-    skipped = {"rejected": 0, "other_variant": 0, "duplicate": 0}
+    skipped = {"rejected": 0, "repeated_game_id": 0}
     seen: set[str] = set()
     for f in inputs:
         for line in read_lines(f):
@@ -378,9 +448,9 @@ def read_games(paths: Iterable[Path], variant: str) -> tuple[list[bytes], dict[s
                 skipped["rejected"] += 1
                 continue
             if rec.variant != variant:
-                skipped["other_variant"] += 1
+                skipped[rec.variant] = skipped.get(rec.variant, 0) + 1
             elif rec.game_id in seen:
-                skipped["duplicate"] += 1
+                skipped["repeated_game_id"] += 1
             else:
                 seen.add(rec.game_id)
                 out.append(line.raw)
@@ -405,17 +475,30 @@ def warehouse_games(con: Any, variant: str, limit: int | None = None) -> list[by
 
 # --- the command ------------------------------------------------------------------------------
 
+def _games(n: int) -> str:
+    return f"{n} game" + ("" if n == 1 else "s")
+
+
 def print_result(res: FitResult, console: Console) -> None:
     """The ruleset found, the evidence per option, then the invalid games by first error."""
     p = lambda s: console.print(Text(s), soft_wrap=True)  # noqa: E731 - text from logs is never markup
-    skipped = ", ".join(f"{n} {why}" for why, n in res.not_fitted.items())
-    p(f"fit {res.variant}: {res.games} games" + (f" ({res.own_rules} carry their own rules, judged by them)"
-                                                  if res.own_rules else "") + (f"; not fitted: {skipped}" if skipped else ""))
-    p(f"valid under the defaults: {res.valid_default} of {res.games}; under the ruleset found: "
-      f"{res.valid_found} of {res.games}")
+    skipped = ", ".join(f"{n} {why.replace('_', ' ')}" for why, n in res.not_fitted.items())
+    p(f"fit {res.variant}: {_games(res.games)}" + (f" ({res.own_rules} carry their own `rules` object and are judged "
+                                                    f"by it)" if res.own_rules else "")
+      + (f"; not fitted: {skipped}" if skipped else ""))
+    fixed = [o for o in res.options if o.status == "fixed"]
+    p(f"valid under the defaults: {res.valid_default} of {res.games}"
+      + (f"; with your --rules: {res.valid_start}" if fixed else "")
+      + f"; under the ruleset found: {res.valid_found} of {res.games}")
     p("")
-    p(f"ruleset found: --rules {res.rules_text}" if res.ruleset else "ruleset found: the defaults (no --rules)")
-    p(f"as a rules object: {json.dumps(res.ruleset, ensure_ascii=False)}")
+    p(f"ruleset found: --rules {res.rules_text}" if res.rules_text else "ruleset found: the defaults (no --rules)")
+    p(f"as a rules object: {json.dumps(res.sure, ensure_ascii=False)}")
+    if res.by_seats:
+        p("players: each game's own seat count (validate and ingest the 3- and 4-seat logs apart, with --rules players=N)")
+    for o in res.tied:
+        ties = [v for v, n in o.valid_by_value.items() if n == o.valid_by_value[_show(o.value)]]
+        p(f"tied, left out of --rules: {o.name} = {' or '.join(ties)} (as many games valid with each: "
+          f"pick by what you know of the server)")
     p("")
     p("evidence (valid games with each value, the other options as found):")
     width = max(len(o.name) for o in res.options)
@@ -425,22 +508,26 @@ def print_result(res: FitResult, console: Console) -> None:
         p(f"  {o.name:<{width}}  {_show(o.value):<14} {o.status:<12} ({values}){mark}")
     und = [o.name for o in res.options if o.status == "undetermined"]
     if und:
-        p(f"undetermined (no game tells their values apart; the value shown is the default or the first found): "
-          f"{', '.join(und)}")
+        p(f"undetermined (no game tells their values apart): {', '.join(und)}")
     p("")
     if not res.faults:
         p("every game replays valid under the ruleset found")
         return
-    p(f"still invalid: {res.games - res.valid_found} games, by first error:")
+    p(f"still invalid: {_games(res.games - res.valid_found)}, by first error:")
     for f in res.faults:
         what = " ".join(x for x in (f.code, f.rule, f"at `{f.act}`" if f.act else "",
                                     f"result.{f.field}" if f.field else "") if x)
         p(f"  {f.games:>6}  {what}")
-        p(f"          e.g. {terminal_text(f.example_game)} step {f.example_step}: {terminal_text(f.example_message)}")
+        where = f"step {f.example_step}" if f.example_step is not None else "the record"
+        p(f"          e.g. {terminal_text(f.example_game)} {where}: {terminal_text(f.example_message)}")
+        if f.own_rules:
+            p(f"          {f.own_rules} of them carry their own `rules` object (judged by it)"
+              + (f"; {f.own_rules_wrong} replay valid under the ruleset found without it: the server wrote the "
+                 f"wrong readings into `rules`" if f.own_rules_wrong else ""))
         if f.suspected_server_fault:
-            p(f"          suspected server fault: no option value changes these games; the server broke {f.rule}")
-        else:
-            p(f"          changed by: {', '.join(f.option_changes[:6])}")
+            p(f"          suspected server fault: no option value lets these games get further; the server broke {f.rule}")
+        elif f.option_changes:
+            p(f"          would help: {', '.join(str(c) for c in f.option_changes[:5])}")
 
 
 def fit_cmd(
@@ -472,8 +559,10 @@ def fit_cmd(
         fixed = parse_overrides(rules or "", spec.options)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--rules") from None
-    if bool(paths) == (warehouse is not None):
+    if paths and warehouse is not None:
         raise typer.BadParameter("give files or folders, or --warehouse, not both")
+    if not paths and warehouse is None:
+        raise typer.BadParameter("give the files or folders to fit, or --warehouse DIR")
     not_fitted: dict[str, int] = {}
     if warehouse is not None:
         from analytics.views import connect
@@ -495,7 +584,10 @@ def fit_cmd(
             raise typer.BadParameter(f"no such file or folder: {', '.join(missing)}", param_hint="PATHS")
         lines, not_fitted = read_games(paths, variant)
     if not lines:
-        Console(stderr=True).print(Text(f"paipu fit: no {variant} games to fit", style="red"))
+        held = ", ".join(f"{v} {n}" for v, n in not_fitted.items() if v in variants.VARIANTS)
+        where = f"warehouse {warehouse}" if warehouse is not None else "the input"
+        Console(stderr=True).print(Text(f"paipu fit: no {variant} games in {where}"
+                                        + (f" (it holds: {held})" if held else ""), style="red"))
         raise typer.Exit(2)
     res = fit(lines, variant, fixed=fixed, workers=workers or os.cpu_count() or 1,
               console=None if as_json else Console(stderr=True), not_fitted=not_fitted)

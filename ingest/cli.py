@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import typer
@@ -60,8 +61,8 @@ def print_report(report: IngestReport, console: Console) -> None:
                   f"engine {report.engine_version}{', player ids pseudonymized' if report.pseudonymized else ''}); "
                   f"rows written: " + ", ".join(f"{k} {v}" for k, v in sorted(report.rows.items())), highlight=False)
     if report.default_rules:
-        console.print(f"{tot.defaulted} of {tot.valid + tot.invalid} games carried no `rules` and were played under "
-                      f"--rules {rules_text(report.default_rules)}", highlight=False, markup=False)
+        console.print(f"{tot.defaulted} game records read carried no `rules` object and were judged under --rules "
+                      f"({rules_text(report.default_rules)})", highlight=False, markup=False)
     if report.skipped:
         console.print(f"skipped {len(report.skipped)} files without a .jsonl/.jsonl.gz/.jsonl.zst suffix", highlight=False)
 
@@ -216,6 +217,80 @@ def snapshots_cmd(
     Console().print(t)
 
 
+def check_cmd(
+    warehouse: Path = typer.Option(..., "--warehouse", help="Warehouse folder written by `paipu ingest`."),
+    repair: bool = typer.Option(False, "--repair", help="Drop the rows of the files that are lost, in one transaction, "
+                                "and name the input files to ingest again."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object instead of the lines."),
+) -> None:
+    """List the files the warehouse's catalog lists that are missing or damaged (not the size it
+    recorded): while one is, every command that reads its table fails. With --repair, drop the rows
+    they held (for a file of a game table, every game of its variant and month, from every table)
+    in one transaction, and list the source files to ingest again to write them back.
+
+    Exit status 0 when every file is there (or the repair is done); 1 when a file is lost (without
+    --repair) or the catalog cannot be opened or changes meanwhile; 2 for a usage error.
+    """
+    from ingest.warehouse import catalog_of, check_files, repair as repair_files
+
+    if catalog_of(warehouse) is None:
+        raise typer.BadParameter(f"{warehouse} is not a DuckLake warehouse (no catalog)", param_hint="--warehouse")
+    console = Console(highlight=False)
+    root = warehouse.absolute()
+    try:
+        if repair:
+            res = repair_files(root)
+            listed, lost = None, res.lost
+        else:
+            listed, lost = check_files(root)
+    except (WarehouseBusy, OSError, RuntimeError) as e:
+        Console(stderr=True, highlight=False).print(Text(f"paipu check: {terminal_text(str(e))}", style="red"),
+                                                    soft_wrap=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        out: dict = {"warehouse": str(root), "lost": [{"table": f.table, "kind": f.kind, "path": f.path,
+                                                       "bytes": f.size, "catalog_bytes": f.want} for f in lost]}
+        if repair and lost:
+            out.update(snapshot=res.snapshot, dropped={t: {"files": n, "rows": r} for t, (n, r) in res.dropped.items()},
+                       partitions=[list(p) for p in res.partitions], sources=res.sources, traced=res.traced,
+                       restored=res.restored)
+        typer.echo(json.dumps(out, ensure_ascii=False))
+        raise typer.Exit(1 if lost and not repair else 0)
+
+    def say(text: str, style: str | None = None) -> None:
+        console.print(Text(terminal_text(text), style=style or ""), soft_wrap=True)
+
+    if not lost:
+        say(f"check {root}: nothing to repair, every file its catalog lists is there" if repair else
+            f"check {root}: the {listed} files its catalog lists are all there, whole")
+        return
+    for f in lost:
+        say(f"{f.state()}: {f.path} ({f.table} {f.kind} file)", "red")
+    if not repair:
+        say(f"{len(lost)} file{'s' if len(lost) > 1 else ''} lost; `paipu check --warehouse {root} --repair` drops "
+            "the rows they held and names the sources to ingest again")
+        raise typer.Exit(1)
+    parts = ", ".join(f"{t} {n} file{'s' if n > 1 else ''} ({r} row{'s' if r != 1 else ''})"
+                      for t, (n, r) in sorted(res.dropped.items()))
+    say(f"dropped in snapshot {res.snapshot}, one transaction: {parts}")
+    for variant, month in res.partitions:
+        say(f"  every game of variant={variant} month={month} (a game's rows are in one file per table of its partition)")
+    for note in res.restored:
+        say(f"written back: {note}")
+    if not res.traced:
+        say("the rows of a lost file could not be traced to the runs that wrote them (their snapshots have expired): "
+            "these are the sources of every run on record", "yellow")
+    if res.sources:
+        say(f"ingest {'these' if len(res.sources) > 1 else 'this'} {len(res.sources)} source "
+            f"file{'s' if len(res.sources) > 1 else ''} again to write their rows back:")
+        for src in res.sources:
+            say(f"  {src}" + ("" if Path(src).exists() else "   (not found here)"))
+        say(f"e.g. paipu ingest {' '.join(shlex.quote(s) for s in res.sources[:3])}{' …' if len(res.sources) > 3 else ''} "
+            f"--warehouse {shlex.quote(str(root))}")
+    else:
+        say("nothing to ingest again: no rows of a source were dropped")
+
+
 def migrate_cmd(
     warehouse: Path = typer.Argument(..., help="A warehouse folder of the plain-Parquet layout before DuckLake."),
 ) -> None:
@@ -241,5 +316,6 @@ def migrate_cmd(
                   ", ".join(f"{k} {v}" for k, v in got.items()), highlight=False, markup=False)
 
 
-COMMANDS = {"ingest": ingest_cmd, "compact": compact_cmd, "snapshots": snapshots_cmd, "migrate": migrate_cmd}
+COMMANDS = {"ingest": ingest_cmd, "compact": compact_cmd, "snapshots": snapshots_cmd, "migrate": migrate_cmd,
+            "check": check_cmd}
 """The warehouse commands ``paipu/cli.py`` registers."""

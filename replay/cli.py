@@ -38,12 +38,9 @@ def rules_option(text: str | None, variant: str | None = None) -> dict[str, dict
 
 
 def rules_text(defaults: dict[str, dict]) -> str:
-    """Overrides by variant as one ``--rules`` text (``k=v,…``; an option of several variants once)."""
-    seen: dict[str, object] = {}
-    for overrides in defaults.values():
-        for k, v in overrides.items():
-            seen.setdefault(k, v)
-    return ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in seen.items())
+    """Overrides by variant as text: ``guilin: tuo_step=3; zipai: tuo_step=3``."""
+    return "; ".join(f"{v}: " + ",".join(f"{k}={str(x).lower() if isinstance(x, bool) else x}" for k, x in o.items())
+                     for v, o in defaults.items())
 
 
 def _read_deals(path: Path, spec: variants.VariantSpec) -> list[dict[str, Any]]:
@@ -143,7 +140,7 @@ def validate_cmd(
                 judged = judge_line(line, replay, keep_obj=False)
                 status, verdict, res = _account(index, origin, line, judged)
                 setattr(counts, status, getattr(counts, status) + 1)
-                if res is not None and res.defaulted:
+                if res is not None and res.defaulted and status in ("valid", "invalid"):
                     counts.defaulted += 1
                 meter.advance(st.bytes_in - pos, 1)
                 pos = st.bytes_in
@@ -165,8 +162,8 @@ def validate_cmd(
                   f"{total.valid} valid, {total.invalid} invalid, {total.rejected} rejected, "
                   f"{total.duplicate} duplicate\n")
         if defaults:
-            out.write(f"{total.defaulted} of {total.valid + total.invalid} games carried no `rules` and were played "
-                      f"under --rules {rules_text(defaults)}\n")
+            out.write(f"{total.defaulted} of the {total.valid + total.invalid} games carried no `rules` object and were "
+                      f"judged under --rules ({rules_text(defaults)})\n")
     raise typer.Exit(1 if total.invalid or total.rejected else 0)
 
 

@@ -62,7 +62,7 @@ def test_fit_recovers_the_ruleset_the_games_were_played_under(variant):
     by_name = {o.name: o for o in res.options}
     told = 0
     for o in VARIANTS[variant].options:
-        if len(o.allowed) < 2:
+        if len(o.allowed) < 2 or o.name == "players":  # players: each game's own seat count
             continue
         got = by_name[o.name]
         # the games tell an option's value apart when another value (the rest as played) loses one:
@@ -105,7 +105,9 @@ def test_a_fault_an_option_explains_is_not_a_server_fault():
     res = fit(lines, "guilin", fixed={"tuo_step": 5})
     assert res.ruleset == {}
     assert {o.name: o.status for o in res.options}["tuo_step"] == "fixed"
-    assert res.faults and all("tuo_step=3" in f.option_changes and not f.suspected_server_fault for f in res.faults)
+    assert res.faults and not any(f.suspected_server_fault for f in res.faults)
+    for f in res.faults:  # 逢3进1 makes every one of them valid
+        assert next(c for c in f.option_changes if c.value == "tuo_step=3").valid == f.games
 
 
 def test_default_rules_apply_to_each_variant_that_has_the_option():
@@ -153,7 +155,13 @@ def test_validate_with_rules_defaults(server_logs):
     got = runner.invoke(app, ["validate", "--quiet", str(server_logs), "--rules", "tuo_step=3"])
     assert got.exit_code == 0, got.output
     assert "read 40: 40 valid, 0 invalid" in got.output
-    assert "40 of 40 games carried no `rules` and were played under --rules tuo_step=3" in got.output
+    assert ("40 of the 40 games carried no `rules` object and were judged under --rules "
+            "(guilin: tuo_step=3; zipai: tuo_step=3)") in got.output
+    # a repeated line is a duplicate, not a game judged: not counted
+    twice = server_logs.with_name("twice.jsonl")
+    twice.write_bytes(server_logs.read_bytes() + server_logs.read_bytes().split(b"\n", 1)[0] + b"\n")
+    got = runner.invoke(app, ["validate", "--quiet", str(twice), "--rules", "tuo_step=3"])
+    assert "1 duplicate" in got.output and "40 of the 40 games carried no `rules`" in got.output
     bad = runner.invoke(app, ["validate", str(server_logs), "--rules", "tuo_step=4"])
     assert bad.exit_code == 2 and "tuo_step='4' not allowed" in bad.output
 
@@ -213,3 +221,41 @@ def test_rescore_rules_takes_the_games_stored_without_them(server_logs, tmp_path
     assert got.exit_code == 0, got.output
     out = json.loads(got.output)
     assert out["games"] == 40 and out["refused"] == []
+
+
+def test_records_whose_own_rules_name_the_wrong_readings_are_not_server_faults():
+    server = {"tuo_step": 3}
+    recs = [msgspec.to_builtins(r) for r in simulate("guilin", 40, 5, rules=server)]
+    lines = _stripped(recs[:30]) + [msgspec.json.encode({**r, "rules": {}}) for r in recs[30:]]
+    wrong = sum(not replay_line(ln).verdict.valid for ln in lines[30:])  # {} is the defaults: 逢5进1
+    assert wrong
+    res = fit(lines, "guilin")
+    assert res.ruleset == server and res.own_rules == 10
+    assert res.games - res.valid_found == wrong
+    assert sum(f.own_rules_wrong for f in res.faults) == wrong
+    assert not any(f.suspected_server_fault for f in res.faults)
+
+
+def test_a_server_dealing_three_and_four_seats_is_fitted_by_each_games_seats():
+    rules = {"zimo_pay": "triple", "gezi_per_fen_3p": 9}
+    lines = (_stripped(simulate("tongcheng_gezi", 30, 2, rules=rules))
+             + _stripped(simulate("tongcheng_gezi", 30, 3, rules={**rules, "players": 3})))
+    res = fit(lines, "tongcheng_gezi")
+    assert res.valid_found == 60 and res.by_seats
+    assert "players" not in res.ruleset and "players" not in {o.name for o in res.options}
+    assert res.ruleset == rules  # 9 個子 a 分 at 3 seats is told by the 3-seat games
+
+
+def test_a_value_the_games_do_not_decide_stays_out_of_the_rules_text():
+    from analytics.fit import FitResult, OptionFit
+
+    options = [OptionFit("tuo_step", "scoring", 5, 3, False, {"5": 10, "3": 40}),
+               OptionFit("xing_mode", "scoring", "shangzhongxia", "shangxia", False,
+                         {"shangzhongxia": 40, "fanxing": 12, "shangxia": 40}),
+               OptionFit("chi_discard", "play", True, False, True, {"true": 30, "false": 40})]
+    res = FitResult("guilin", 40, 0, {}, 10, 40, {"tuo_step": 3, "xing_mode": "shangxia", "chi_discard": False},
+                    {}, options, [], 9)
+    assert [o.status for o in options] == ["determined", "undetermined", "fixed"]
+    assert res.rules_text == "tuo_step=3,chi_discard=false"
+    assert [o.name for o in res.tied] == ["xing_mode"]
+    assert res.to_json()["tied"] == {"xing_mode": ["shangzhongxia", "shangxia"]}

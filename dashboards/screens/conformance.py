@@ -159,14 +159,21 @@ st.caption("各值的有效局：该选项取这个值、其他选项取找到�
            "证据 evidence: 找到的值比默认值多出的有效局 games valid with the value found and not with the default.")
 und = [o["name"] for o in opts if o["status"] == "undetermined"]
 if und:
-    st.caption("未确定 undetermined（没有对局能区分它们的取值，显示默认值或先找到的值 — no game tells their values apart; "
-               "the value shown is the default or the first found): " + ", ".join(f"`{x}`" for x in und))
+    st.caption("未确定 undetermined（没有对局能区分它们的取值 — no game tells their values apart): "
+               + ", ".join(f"`{x}`" for x in und))
+for name, values in res.get("tied", {}).items():
+    st.caption(f"并列，未写入 --rules tied, left out of --rules: `{name}` = " + " / ".join(f"`{v}`" for v in values)
+               + "（各值下有效对局一样多 as many games valid with each: pick by what you know of the server）")
 
 
 def _verdict(fc: dict[str, Any]) -> str:
     if fc["suspected_server_fault"]:
         return "疑似服务器错误 suspected server fault"
-    return ", ".join(fc["option_changes"])
+    return ", ".join(_change(c) for c in fc["option_changes"])
+
+
+def _change(c: dict[str, Any]) -> str:
+    return f"{c['value']} ({c['further']} further, {c['valid']} valid)"
 
 
 st.subheader("仍无效的对局 Games still invalid, by first error")
@@ -205,7 +212,7 @@ for fc in faults[:SHOWN]:
                         + ui.lit(fc["rule"]))
         else:
             st.markdown("可改变它们的选项值 option values that get some of them further: "
-                        + ", ".join(ui.lit(x) for x in fc["option_changes"][:8])
+                        + ", ".join(ui.lit(_change(x)) for x in fc["option_changes"][:8])
                         + (" …" if len(fc["option_changes"]) > 8 else ""))
         step = fc["example_step"]
         at = (f" 第 {step} 步 step {step}" if step is not None
