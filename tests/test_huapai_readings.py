@@ -230,6 +230,11 @@ def test_qing_tong_kai_fan_no_by_default():
     # a 請統 replacement opens no turn: nobody has a 請統 option left, the dealer is to discard
     _, err = run(rec, QT + [QT_FAN])
     assert (err.code, err.step, err.rule) == ("out_of_turn", 2, f"{S3}.turn")
+    # ... and while the seat still has another 請統 扎 (four 孔), the 開泛 is refused in words
+    rec2 = crafted(S3, {2: ["七", "七", "七", "花七"] + ["孔"] * 4}, back=["大", "花七"], no_four_but={2})
+    _, err = run(rec2, QT + [QT_FAN])
+    assert (err.code, err.step, err.rule) == ("illegal_action", 2, f"{S3}.qing_tong")
+    assert "qing_tong_kai_fan=yes" in err.message
     # the 二家 扎s at once: the 末家 has no option left to pass
     _, err = run(rec, QT + [ZHA1, Event(seat=1, act="draw", card="大", tail=True)])
     assert err is None

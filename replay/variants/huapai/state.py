@@ -85,7 +85,7 @@ class HuapaiState(GameState):
         self.qt_drawn: tuple[int, int] | None = None  # (seat, kind) of the last 請統 replacement
         self.lai = sc.lai_kind(deck)
         self.drawn: int | None = None  # kind the seat in turn just drew: it may 胡/扎/開泛 with it
-        self.owed: str | None = None  # act whose replacement draw is owed: zha / kai_fan (tail), zhao (front)
+        self.owed: str | None = None  # act whose replacement draw is owed: zha / kai_fan (tail), zhao (front or, zhao_bu_from, tail)
         self.owed_more = 0  # replacements owed after the next one (a 開泛 from the hand owes two)
         self.dui_count = [0] * self.n
         self.bao_order: list[int] = []  # seats in the order they made their 3rd 對 (承包)
