@@ -45,7 +45,7 @@ from typing import Any
 import duckdb
 
 from ingest.schema import MONTH, OLD_SHARD_GLOB, PARTITION, RUNS, RUNS_TABLE, SHARD_GLOB, TABLES, duckdb_type
-from ingest.warehouse import DATA, OutsideShardWarning, attach, catalog_of
+from ingest.warehouse import OutsideShardWarning, attach, catalog_of
 
 _PRIVATE: list[str] = []  # this process's private folder for DuckDB temp files (made on first use)
 _SEQ = itertools.count()
@@ -269,9 +269,7 @@ def _lake_views(con: duckdb.DuckDBPyConnection, root: Path, catalog: str,
                    "status = 'running', finished_at DESC NULLS LAST) = 1)")
         con.execute(f"CREATE VIEW {_ident(table)} AS SELECT {cols} FROM {src}")
     if catalog.startswith("sqlite:"):
-        # the data files only: the catalog stays open through its attachment, and no statement can
-        # attach it again, read-write (DELETE would then empty the warehouse)
-        con.execute(f"SET allowed_directories = [{_lit(str(root / DATA) + '/')}]")
+        con.execute(f"SET allowed_directories = [{_lit(str(root) + '/')}]")
         con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con

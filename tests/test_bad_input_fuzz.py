@@ -149,7 +149,7 @@ def _validate_strictly(path: Path) -> str:
     out = io.TextIOWrapper(buf, encoding="utf-8", errors="strict")
     old, sys.stdout = sys.stdout, out
     try:
-        validate_cmd([path], as_json=False, quiet=False)
+        validate_cmd([path], as_json=False, quiet=False, rules=None)
     except typer.Exit:
         pass
     finally:

@@ -65,8 +65,20 @@ def logs(folder: Path) -> list[Path]:
     return [a, b]
 
 
+def _rules(row: dict) -> dict:
+    """A games row with ``rules_json`` cut to the values away from the defaults: an option added
+    since the old commit is absent from its rows, and at its default in a fresh ingest."""
+    from replay.variants import VARIANTS
+
+    if row.get("rules_json") is None or row.get("variant") not in VARIANTS:
+        return row
+    defaults = {o.name: o.default for o in VARIANTS[row["variant"]].options}
+    values = json.loads(row["rules_json"])
+    return {**row, "rules_json": {k: v for k, v in values.items() if k in defaults and v != defaults[k]}}
+
+
 def snapshot(wh: Path) -> dict[str, list[str]]:
-    return {t: sorted(json.dumps({k: v for k, v in r.items() if k != "ingested_at"}, sort_keys=True, default=str)
+    return {t: sorted(json.dumps({k: v for k, v in _rules(r).items() if k != "ingested_at"}, sort_keys=True, default=str)
                       for r in read_rows(wh, t)) for t in TABLES}
 
 
