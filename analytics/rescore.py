@@ -342,6 +342,7 @@ class RescoreResult:
     refused: list[tuple[str, str, str]] = field(default_factory=list)
     rulesets: dict[str, int] = field(default_factory=dict)
     pairs: list[Pair] = field(default_factory=list, repr=False)
+    rules: dict[str, Any] | None = None  # --rules: the rules of the records without their own
 
     @property
     def paired(self) -> int:
@@ -409,6 +410,7 @@ def run(warehouse: Path, variant: str, b: str, *, ruleset: str | None = None, si
     with Meter(f"rescore {variant}", len(lines), "games", console=console, enabled=console is not None) as meter:
         res = rescore(lines, variant, overrides, workers=workers or os.cpu_count() or 1, meter=meter)
     res.rulesets = rulesets
+    res.rules = defaults
     return res
 
 
@@ -434,9 +436,12 @@ def print_result(res: RescoreResult, console: Console, hand_types: int = 8) -> N
     """The comparison as a rich table (A as logged, B re-settled, A − B with its 95% interval)."""
     from analytics.tune import _NOTES, fmt_interval, fmt_value
 
-    console.print(Text(f"rescore · {res.variant} · {res.paired} logged games re-settled (of {res.games} valid)",
+    taken = "stored games" if res.rules is not None else "valid games"
+    console.print(Text(f"rescore · {res.variant} · {res.paired} logged games re-settled (of {res.games} {taken})",
                        style="bold"), soft_wrap=True)
-    console.print(Text(f"A = each game's rules as logged; B = the same with {json.dumps(res.overrides, ensure_ascii=False)}. "
+    a = ("each game's own rules, else --rules " + json.dumps(res.rules, ensure_ascii=False) if res.rules is not None
+         else "each game's rules as ingested")
+    console.print(Text(f"A = {a}; B = the same with {json.dumps(res.overrides, ensure_ascii=False)}. "
                        "Same actions, same players: the difference comes from the settlement alone."), soft_wrap=True)
     t = Table(title="A − B, paired by game (mean of per-game differences ± 1.96·sd/√n)", title_justify="left")
     for col, just in (("指标 figure", "left"), ("n", "right"), ("A", "right"), ("B", "right"),
@@ -464,7 +469,7 @@ def print_result(res: RescoreResult, console: Console, hand_types: int = 8) -> N
 def to_json(res: RescoreResult) -> dict[str, Any]:
     """The result as JSON-ready data (``figures``: the comparison's rows)."""
     return {"variant": res.variant, "b": res.overrides, "games": res.games, "paired": res.paired,
-            "rulesets": res.rulesets, "refused": [list(r) for r in res.refused],
+            "rulesets": res.rulesets, "rules": res.rules, "refused": [list(r) for r in res.refused],
             "figures": res.comparison.to_dicts()}
 
 
