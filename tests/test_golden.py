@@ -25,11 +25,13 @@ def test_golden_playthrough(variant: str) -> None:
     lines = [msgspec.json.encode(r) for r in simulate(variant, 2, 7)]
     lines += [msgspec.json.encode(r) for r in simulate(variant, 1, 7, bots="random")]
     path = GOLDEN / f"{variant}.jsonl"
-    if os.environ.get("PAIPU_UPDATE_GOLDEN") == "1" or not path.exists():
+    if os.environ.get("PAIPU_UPDATE_GOLDEN") == "1":
         path.write_bytes(b"\n".join(lines) + b"\n")
-    assert path.read_bytes().splitlines() == lines
-    for raw in lines:
+    assert path.exists(), f"no golden playthrough for {variant}: write it with PAIPU_UPDATE_GOLDEN=1 and review it"
+    golden = path.read_bytes().splitlines()
+    for raw in golden:  # the committed games stay valid, with their settlements, whatever the simulator does
         v = replay_line(raw).verdict
         assert v.valid, v.errors
         claimed = msgspec.json.decode(raw)["result"]
         assert claimed and {k: v.computed[k] for k in claimed} == claimed
+    assert golden == lines  # and the simulator and bots still play them so
