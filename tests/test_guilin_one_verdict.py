@@ -1,5 +1,4 @@
-"""Issue 13, the 桂林字牌 / 字牌 part: one verdict (``paipu score`` and replay alike) and no forced act
-skipped. One test (or a few) per defect, with hand-made logs and score cases whose values are
+"""桂林字牌 / 字牌: one verdict (``paipu score`` and replay alike) and no forced act skipped. One test (or a few) per defect, with hand-made logs and score cases whose values are
 worked out from the seeds in the comments (001 = 001_b125067d32c1f7d7.txt, 004 =
 004_d2ed00504ff040a5.txt), and the open readings as rule options, each value tried.
 
