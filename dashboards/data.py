@@ -114,11 +114,14 @@ def layout(warehouse: str | Path) -> tuple[bool, ...]:
 
     Views are built once per connection; a caller that caches the connection keys it on this so a
     table that appears after start-up (first ingest) gets a real view.
+
+    :raises ingest.warehouse.MissingDataFiles: a file the catalog lists is missing or damaged.
     """
-    from ingest.warehouse import catalog_of, has_rows
+    from ingest.warehouse import catalog_of, has_rows, verify_files
 
     root = Path(warehouse)
     if catalog_of(root) is not None:  # DuckLake: which tables hold a row in the latest snapshot
+        verify_files(root)  # every query of a lost file's table would fail: the pages say so instead
         return tuple(has_rows(root, t) for t in TABLES)
     return tuple(next((root / t).rglob("*.parquet"), None) is not None for t in TABLES)
 

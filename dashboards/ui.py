@@ -24,7 +24,7 @@ from analytics import rescore
 from analytics.stats import Interval
 from dashboards import audit as audit_mod
 from dashboards import collusion, data, fairness, labels, players, search
-from ingest.warehouse import CatalogError
+from ingest.warehouse import CatalogError, MissingDataFiles
 
 TTL = 60  # seconds a query result may be stale after an ingest
 
@@ -67,6 +67,11 @@ class Ctx:
             return
         try:
             self.layout = data.layout(p)
+        except MissingDataFiles as e:  # a lost disk, a manual clean-up, a partial copy
+            self.problem = (f"数据文件缺失 {len(e.lost)} data file{'s' if len(e.lost) > 1 else ''} of the warehouse "
+                            f"{'are' if len(e.lost) > 1 else 'is'} missing or damaged: {labels.text(e.lost[0].path)} "
+                            f"({e.lost[0].table}, {e.lost[0].state()}). Run {labels.text(f'paipu check --warehouse {p} --repair')} "
+                            "to drop the rows they held and name the sources to ingest again, then reload.")
         except CatalogError as e:  # a damaged catalog.sqlite, an unreachable PostgreSQL
             self.problem = f"数据仓库的目录打不开 The warehouse's catalog cannot be opened: {labels.text(e)}"
 

@@ -32,6 +32,7 @@ import shutil
 import tempfile
 import time
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -98,6 +99,17 @@ class CatalogError(RuntimeError):
     """A warehouse's catalog cannot be opened (a damaged or foreign ``catalog.sqlite``, an
     unreachable PostgreSQL, a snapshot that does not exist): the message names the catalog, its
     password masked, and DuckDB's reason. Raised by :func:`attach`; the commands print it and exit 1."""
+
+
+class MissingDataFiles(CatalogError):
+    """Files the warehouse's catalog lists are missing, or not the size it recorded (a lost disk, a
+    manual clean-up, a partial copy): every read of their tables would fail. The message names the
+    first and says what to do (``paipu check --warehouse DIR --repair``)."""
+
+    def __init__(self, root: Path | str, lost: list["LostFile"]) -> None:
+        self.root = Path(root)
+        self.lost = lost
+        super().__init__(lost_message(root, lost))
 
 
 class WarehouseMismatch(RuntimeError):
@@ -170,20 +182,26 @@ def shown_catalog(catalog: str) -> str:
 
 
 def attach(con: duckdb.DuckDBPyConnection, root: Path, catalog: str, *, read_only: bool = False,
-           snapshot: int | datetime | None = None, name: str = "lake") -> None:
-    """Load the extensions ``catalog`` needs into ``con`` and attach the warehouse as ``name``.
+           snapshot: int | datetime | None = None, name: str = "lake", check_files: bool = True) -> None:
+    """Load the extensions ``catalog`` needs into ``con`` and attach the warehouse as ``name``, its
+    data path ``root/data/`` wherever ``root`` is now (``OVERRIDE_DATA_PATH``: the catalog keeps the
+    path it was created at, and lists each file relative to it).
 
     :param catalog: ``sqlite:<file>`` or ``postgres:<libpq keywords>`` (:func:`catalog_of`).
     :param snapshot: attach the warehouse as it was at this snapshot id or time (read-only).
+    :param check_files: check that every file the attached snapshot lists is there, whole
+        (:func:`lost_files`); ``paipu check`` attaches without.
     :raises CatalogError: the catalog cannot be opened (a conflict with another writer is raised
         as DuckDB's own error, for :func:`retrying`).
+    :raises MissingDataFiles: a file the snapshot lists is missing or damaged.
     """
     kind = catalog.split(":", 1)[0]
     if kind not in ("sqlite", "postgres"):
         raise ValueError(f"unknown catalog {catalog!r}: sqlite:FILE or postgres:KEYWORDS")
     con.execute(f"LOAD {lit(extension_path('ducklake'))}")
     con.execute(f"LOAD {lit(extension_path(kind))}")
-    opts = [f"DATA_PATH {lit(str(root / DATA) + '/')}", "DATA_INLINING_ROW_LIMIT 0"]
+    # the data is the folder's own wherever the folder is now: a moved or restored copy opens as is
+    opts = [f"DATA_PATH {lit(str(root / DATA) + '/')}", "OVERRIDE_DATA_PATH true", "DATA_INLINING_ROW_LIMIT 0"]
     if read_only or snapshot is not None:
         opts.append("READ_ONLY")
     elif kind == "sqlite":  # readers never block a commit (in SQLite's default mode a reader's lock delays it)
@@ -199,6 +217,78 @@ def attach(con: duckdb.DuckDBPyConnection, root: Path, catalog: str, *, read_onl
             raise
         at = "" if snapshot is None else f" at snapshot {snapshot}"
         raise CatalogError(shown_catalog(f"cannot open the catalog {catalog}{at}: {e}")) from None
+    if check_files:
+        lost = lost_files(con, name)
+        if lost:
+            con.execute(f"DETACH {ident(name)}")
+            raise MissingDataFiles(root, lost)
+
+
+@dataclass(frozen=True)
+class LostFile:
+    """A file the catalog lists that cannot be read as listed."""
+
+    table: str
+    kind: str
+    """``data`` (rows) or ``delete`` (the positions of a data file's deleted rows)."""
+    path: str
+    want: int
+    """Its size in bytes, as the catalog recorded it."""
+    size: int | None
+    """Its size on disk; None when it is missing."""
+
+    def state(self) -> str:
+        return "missing" if self.size is None else f"damaged: {self.size:,} bytes, the catalog recorded {self.want:,}"
+
+
+def _size(path: str) -> int | None:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
+
+
+def _listed(con: Any, name: str = "lake") -> list[LostFile]:
+    """Every data and delete file the snapshot attached as ``name`` lists (``ducklake_list_files``),
+    as :class:`LostFile` entries with ``size`` unknown."""
+    tables = [r[0] for r in con.sql("SELECT table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY table_name",
+                                    params=[name]).fetchall()]
+    if not tables:
+        return []
+    q = " UNION ALL ".join(f"SELECT {lit(t)}, data_file, data_file_size_bytes, delete_file, delete_file_size_bytes "
+                           f"FROM ducklake_list_files({lit(name)}, {lit(t)})" for t in tables)
+    out = []
+    for table, data, data_size, dele, dele_size in con.sql(q).fetchall():
+        out.append(LostFile(table, "data", data, int(data_size), None))
+        if dele:
+            out.append(LostFile(table, "delete", dele, int(dele_size), None))
+    return out
+
+
+def lost_files(con: Any, name: str = "lake") -> list[LostFile]:
+    """The files the snapshot attached as ``name`` lists that are missing, or whose size differs
+    from the one the catalog recorded (a cut copy), sorted by table and path. A file found absent
+    counts only if the catalog still lists it afterwards: a compaction unlists the files it merges
+    before it deletes them."""
+    absent = [f for f in _listed(con, name) if _size(f.path) != f.want]
+    if not absent:
+        return []
+    still = {(f.kind, f.path) for f in _listed(con, name)}
+    lost = [LostFile(f.table, f.kind, f.path, f.want, _size(f.path)) for f in absent if (f.kind, f.path) in still]
+    return sorted((f for f in lost if f.size != f.want), key=lambda f: (f.table, f.path))
+
+
+def lost_message(root: Path | str, lost: list[LostFile]) -> str:
+    """One line: the first lost file with its state, how many more, and the command that repairs it."""
+    import shlex
+
+    first, cmd = lost[0], f"paipu check --warehouse {shlex.quote(str(root))}"
+    what = f"{first.path} ({first.table} {first.kind} file, {first.state()})"
+    if len(lost) == 1:
+        return (f"the warehouse {root} has lost a file its catalog lists: {what}; `{cmd} --repair` drops the rows "
+                "it held and names the source files to ingest again")
+    return (f"the warehouse {root} has lost {len(lost)} files its catalog lists: {what} and {len(lost) - 1} more; "
+            f"`{cmd}` lists them, `{cmd} --repair` drops the rows they held and names the source files to ingest again")
 
 
 def lake_schema(table: str) -> pa.Schema:
@@ -342,6 +432,7 @@ class Warehouse:
     :raises WarehouseMismatch: on enter, when the warehouse holds rows written with another
         pseudonymization, or another catalog than ``catalog``.
     :raises WarehouseBusy: on enter, when the catalog stays locked or conflicting.
+    :raises MissingDataFiles: on enter, when a file the catalog lists is missing or damaged.
     """
 
     def __init__(self, root: Path | str, pseudonym: str | None = None, *, check_pseudonym: bool = True,
@@ -374,6 +465,8 @@ class Warehouse:
                 # the first attach creates DuckLake's tables: a write, so it takes the turn
                 with self.commit_turn() if _sqlite_new(self.catalog) else nullcontext():
                     retrying(self._attach)
+            except MissingDataFiles:
+                raise
             except CatalogError as e:  # unreachable server, no such database, bad keywords, …
                 raise WarehouseBusy(str(e)) from None
             except duckdb.Error as e:  # still conflicting after the retries
@@ -786,6 +879,327 @@ def compact(root: Path | str, *, keep_days: float = 7.0) -> dict[str, int]:
         con.close()
     return {"files_before": before[0], "files_after": after[0], "bytes_before": before[1], "bytes_after": after[1],
             "expired": len(expired)}
+
+
+GAME_TABLES = tuple(t for t in TABLES if t != "rejects")
+"""The tables that hold a game's rows, all in its ``variant``/``month`` partition."""
+
+
+def verify_files(root: Path | str) -> None:
+    """Check, on the cached read connection, that every file the latest snapshot lists is there,
+    whole (for a long-lived reader such as the dashboard, whose connection outlives a lost file).
+
+    :raises MissingDataFiles: one is missing or damaged.
+    """
+    cur = _reader(root, None).cursor()
+    try:
+        lost = lost_files(cur)
+    finally:
+        cur.close()
+    if lost:
+        raise MissingDataFiles(Path(root).absolute(), lost)
+
+
+def check_files(root: Path | str) -> tuple[int, list[LostFile]]:
+    """How many files the warehouse's latest snapshot lists, and those of them that are missing or
+    damaged (``paipu check``).
+
+    :raises CatalogError: the catalog cannot be opened.
+    :raises RuntimeError: ``root`` is not a DuckLake warehouse.
+    """
+    root = Path(root).absolute()
+    catalog = catalog_of(root)
+    if catalog is None:
+        raise RuntimeError(f"{root} is not a DuckLake warehouse")
+    con = duckdb.connect(":memory:")
+    try:
+        attach(con, root, catalog, read_only=True, check_files=False)
+        return len(_listed(con)), lost_files(con)
+    finally:
+        con.close()
+
+
+@dataclass
+class Repair:
+    """What :func:`repair` did."""
+
+    lost: list[LostFile]
+    snapshot: int | None = None
+    """The snapshot that dropped the files (None: nothing was lost)."""
+    dropped: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per table: data files dropped and the rows they held."""
+    partitions: list[tuple[str, str]] = field(default_factory=list)
+    """The ``(variant, month)`` partitions whose games were dropped from every table of a game."""
+    sources: list[str] = field(default_factory=list)
+    """The input files to ingest again (``source_file`` names), sorted."""
+    traced: bool = True
+    """False when a lost file's rows could not be traced to their runs: ``sources`` then holds the
+    sources of every run on record."""
+    restored: list[str] = field(default_factory=list)
+    """Notes on rows written again after the drop (``_writer``, run records from ``_meta``)."""
+
+
+def _resolve(base: str, path: str, relative: Any) -> str:
+    return base + path if relative else path
+
+
+def _run_records(con: Any, root: Path, readable: bool) -> dict[str, list[dict[str, Any]]]:
+    """``run_id`` → the ``files`` of its done run: the JSON copies in ``_meta/ingest_runs/``, and
+    the ``ingest_runs`` table when ``readable`` (none of its files lost)."""
+    runs: dict[str, list[dict[str, Any]]] = {}
+    if readable:
+        for run_id, files in con.sql(f"SELECT run_id, files FROM lake.{RUNS_TABLE} WHERE status = 'done'").fetchall():
+            runs[run_id] = list(files or [])
+    for path in sorted((root / META / "ingest_runs").glob("*.json")):
+        try:
+            rec = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if rec.get("status") == "done" and rec.get("run_id") not in runs:
+            runs[rec["run_id"]] = list(rec.get("files") or [])
+    return runs
+
+
+def _repair_once(con: duckdb.DuckDBPyConnection, root: Path, out: Repair) -> None:
+    """One try of :func:`repair`'s transaction on the catalog's own tables (see its docstring)."""
+    from replay.record import source_text
+
+    m = ident("__ducklake_metadata_lake")
+    data_root = str(root / DATA) + "/"
+    con.execute("BEGIN")
+    try:
+        files = {}  # data_file_id -> (table, path, end snapshot, table folder, rows)
+        for fid, table, spath, srel, tpath, trel, fpath, frel, end, rows in con.sql(f"""
+                SELECT f.data_file_id, t.table_name, s.path, s.path_is_relative, t.path, t.path_is_relative, f.path,
+                       f.path_is_relative, f.end_snapshot, f.record_count
+                FROM {m}.ducklake_data_file f
+                JOIN {m}.ducklake_table t ON t.table_id = f.table_id AND t.end_snapshot IS NULL
+                JOIN {m}.ducklake_schema s ON s.schema_id = t.schema_id AND s.end_snapshot IS NULL""").fetchall():
+            table_dir = _resolve(_resolve(data_root, spath, srel), tpath, trel)
+            files[fid] = (table, _resolve(table_dir, fpath, frel), end, table_dir, int(rows or 0))
+        current = {fid for fid, f in files.items() if f[2] is None}
+        deletes = {}  # delete file path -> (data_file_id, rows it deletes)
+        for fid, dpath, drel, n in con.sql(f"SELECT data_file_id, path, path_is_relative, delete_count "
+                                           f"FROM {m}.ducklake_delete_file WHERE end_snapshot IS NULL").fetchall():
+            if fid in current:
+                deletes[_resolve(files[fid][3], dpath, drel)] = (fid, int(n or 0))
+        part_of: dict[int, tuple[tuple[str, str], ...]] = {}
+        for fid, col, value in con.sql(f"""
+                SELECT v.data_file_id, c.column_name, v.partition_value
+                FROM {m}.ducklake_file_partition_value v
+                JOIN {m}.ducklake_data_file f ON f.data_file_id = v.data_file_id
+                JOIN {m}.ducklake_partition_column p ON p.partition_id = f.partition_id
+                     AND p.partition_key_index = v.partition_key_index
+                JOIN {m}.ducklake_column c ON c.table_id = v.table_id AND c.column_id = p.column_id
+                     AND c.end_snapshot IS NULL
+                ORDER BY v.data_file_id, v.partition_key_index""").fetchall():
+            part_of[fid] = (*part_of.get(fid, ()), (col, value))
+        listed = {f.path for f in _listed(con) if f.kind == "data"}
+        by_path = {files[fid][1]: fid for fid in current}
+        if set(by_path) != listed:  # never drop what may be another file than the one found lost
+            raise RuntimeError(f"the catalog of {root} lists its files in a way this repair does not know; "
+                               "nothing was changed")
+        drop: set[int] = set()
+        gone: set[int] = set()  # data files whose rows cannot be read at all
+        for lf in out.lost:
+            if lf.kind == "data" and lf.path in by_path:
+                fid = by_path[lf.path]
+                gone.add(fid)
+            elif lf.kind == "delete" and lf.path in deletes:  # its data file's rows cannot be told from the deleted ones
+                fid = deletes[lf.path][0]
+            else:
+                raise RuntimeError(f"the files of {root} changed during the repair; nothing was changed: run it again")
+            table = files[fid][0]
+            if table in GAME_TABLES:  # a game's rows are spread over one file per table of its partition
+                part = part_of.get(fid, ())
+                drop |= {f for f in current if files[f][0] in GAME_TABLES and part_of.get(f, ()) == part}
+                key = dict(part)
+                if (key.get(PARTITION), key.get(MONTH)) not in out.partitions:
+                    out.partitions.append((key.get(PARTITION), key.get(MONTH)))
+            else:
+                drop.add(fid)
+
+        # the sources of what is dropped: read from the files still there, traced to runs for the rest
+        sources: set[str] = set()
+        readable = [files[f][1] for f in drop if files[f][0] in ("games", "rejects") and f not in gone]
+        if readable:
+            listing = "[" + ", ".join(lit(p) for p in readable) + "]"
+            sources |= {r[0] for r in con.sql(f"SELECT DISTINCT source_file FROM read_parquet({listing}, "
+                                              "union_by_name = true) WHERE source_file IS NOT NULL").fetchall()}
+        snaps = {sid: (nfid, extra) for sid, nfid, extra in con.sql(f"""
+                SELECT s.snapshot_id, s.next_file_id, c.commit_extra_info FROM {m}.ducklake_snapshot s
+                LEFT JOIN {m}.ducklake_snapshot_changes c USING (snapshot_id)""").fetchall()}
+
+        def made_by(fid: int) -> int | None:
+            """The snapshot that wrote data file ``fid`` (file ids come from its ``next_file_id`` range)."""
+            for sid in sorted(snaps):
+                if snaps[sid][0] > fid:
+                    prev = snaps.get(sid - 1)
+                    return sid if prev is not None and prev[0] <= fid else None
+            return None
+
+        def runs_of(fid: int, seen: frozenset[int] = frozenset()) -> set[str] | None:
+            """The runs whose rows data file ``fid`` holds: the run that wrote it, or those of the
+            files a compaction merged into it; None when the trail is gone (expired snapshots)."""
+            sid = made_by(fid)
+            if sid is None or fid in seen:
+                return None
+            try:
+                info = json.loads(snaps[sid][1] or "{}")
+            except ValueError:
+                info = {}
+            if info.get("status") == "done" and info.get("run_id"):
+                return {info["run_id"]}
+            merged = [f for f, v in files.items() if v[2] == sid and v[0] == files[fid][0]
+                      and part_of.get(f, ()) == part_of.get(fid, ())]
+            if not merged:
+                return None
+            got: set[str] = set()
+            for f in merged:
+                r = runs_of(f, seen | {fid})
+                if r is None:
+                    return None
+                got |= r
+            return got
+
+        lost_runs_table = any(files[f][0] == RUNS_TABLE for f in drop)
+        records = _run_records(con, root, readable=not lost_runs_table)
+
+        def run_sources(run_ids: Any, table: str) -> set[str]:
+            got = set()
+            for run_id in run_ids:
+                for f in records.get(run_id, []):
+                    n = (f.get("valid") or 0) + (f.get("invalid") or 0) if table == "games" else f.get("rejected") or 0
+                    if n and f.get("path"):
+                        got.add(source_text(f["path"]))
+            return got
+
+        for fid in gone:
+            table = files[fid][0]
+            if table not in ("games", "rejects"):
+                continue
+            runs = runs_of(fid)
+            if runs is None or any(r not in records for r in runs):
+                out.traced = False
+                sources |= run_sources(records, "games") | run_sources(records, "rejects")
+            else:
+                sources |= run_sources(runs, table)
+        out.sources = sorted(sources)
+
+        # DuckLake's own record of a DELETE that removes every row of a file: the file ends at a new snapshot
+        sid, schema_version, next_catalog_id, next_file_id = con.sql(
+            f"SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM {m}.ducklake_snapshot "
+            f"WHERE snapshot_id = (SELECT max(snapshot_id) FROM {m}.ducklake_snapshot)").fetchone()
+        new = int(sid) + 1
+        table_ids = dict(con.sql(f"SELECT table_name, table_id FROM {m}.ducklake_table WHERE end_snapshot IS NULL").fetchall())
+        changes = ",".join(f"deleted_from_table:{table_ids[t]}" for t in sorted({files[f][0] for f in drop}, key=table_ids.get))
+        extra = {"status": "repair", "lost": [f.path for f in out.lost], "sources": out.sources, "traced": out.traced}
+        con.execute(f"INSERT INTO {m}.ducklake_snapshot (snapshot_id, snapshot_time, schema_version, next_catalog_id, "
+                    f"next_file_id) VALUES (?, NOW(), ?, ?, ?)", [new, schema_version, next_catalog_id, next_file_id])
+        con.execute(f"INSERT INTO {m}.ducklake_snapshot_changes (snapshot_id, changes_made, author, commit_message, "
+                    f"commit_extra_info) VALUES (?, ?, 'paipu', 'paipu check --repair', ?)",
+                    [new, changes, json.dumps(extra, sort_keys=True)])
+        ids = sorted(drop)
+        n = con.execute(f"UPDATE {m}.ducklake_data_file SET end_snapshot = ? WHERE end_snapshot IS NULL AND "
+                        f"data_file_id IN ({', '.join('?' * len(ids))})", [new, *ids]).fetchone()[0]
+        if n != len(ids):
+            raise RuntimeError(f"another writer changed the files of {root} during the repair; nothing was changed: "
+                               "run it again")
+        con.execute("COMMIT")
+    except BaseException:
+        _rollback(con)
+        raise
+    out.snapshot = new
+    dele = {d[0]: d[1] for d in deletes.values()}
+    for f in ids:
+        files_, rows = out.dropped.get(files[f][0], (0, 0))
+        out.dropped[files[f][0]] = (files_ + 1, rows + files[f][4] - dele.get(f, 0))
+
+
+def repair(root: Path | str) -> Repair:
+    """Drop the rows of the files the warehouse's catalog lists that are missing or damaged, in one
+    transaction, and name the input files to ingest again to write them back.
+
+    DuckLake has no "forget this file", and its DELETE must read the rows it deletes — the lost
+    file's cannot be read. So the repair writes into the catalog's own tables, in one transaction,
+    what DuckLake itself writes for a DELETE that removes every row of a file: a new snapshot
+    (tagged ``paipu check --repair``, with ``deleted_from_table`` changes) at which the file ends.
+    Which rows a lost file held is unknown, and a game's rows lie in one file per table of its
+    ``variant``/``month`` partition, so for a lost file of a game table every current file of every
+    game table in that partition ends (no game is left in part); a lost ``rejects``, ``ingest_runs``
+    or ``_writer`` file ends alone, and a lost delete file ends its data file. Then, in a commit of
+    its own, ``_writer`` gets its row back if it lost it, and ``ingest_runs`` the rows of done runs
+    it lost, from their JSON copies in ``_meta/ingest_runs/``.
+
+    The sources: ``source_file`` of the dropped games and rejects read from the files still there,
+    and for a lost ``games``/``rejects`` file those of the runs that wrote its rows (the snapshot
+    that wrote it, through the files a compaction merged into it) as their run records list them;
+    when that trail is gone (expired snapshots), every source on record.
+
+    :raises CatalogError: the catalog cannot be opened.
+    :raises RuntimeError: not a DuckLake warehouse, or the catalog changed during the repair.
+    :raises WarehouseBusy: the catalog stays busy.
+    """
+    root = Path(root).absolute()
+    catalog = catalog_of(root)
+    if catalog is None:
+        raise RuntimeError(f"{root} is not a DuckLake warehouse")
+    with commit_turn(root, catalog, f"paipu check --repair (pid {os.getpid()})"):
+        con = duckdb.connect(":memory:")
+        con.execute("SET enable_progress_bar = false")
+        try:
+            retrying(lambda: attach(con, root, catalog, check_files=False))
+            lost = lost_files(con)
+            if not lost:
+                return Repair(lost)
+
+            def attempt() -> Repair:
+                r = Repair(lost)
+                _repair_once(con, root, r)
+                return r
+
+            out = retrying(attempt, what="the repair")
+        finally:
+            con.close()
+    out.restored = _restore(root, set(out.dropped))
+    return out
+
+
+def _restore(root: Path, dropped: set[str]) -> list[str]:
+    """After a repair that dropped a file of ``_writer`` or ``ingest_runs`` (``dropped``: the
+    tables): the row of ``_writer`` (every commit of rows updates it) and the rows of
+    ``ingest_runs`` of done or interrupted runs whose JSON copy in ``_meta/ingest_runs/`` the table
+    no longer holds, written back in one commit. Returns what was written, as notes."""
+    if not dropped & {WRITER, RUNS_TABLE}:
+        return []
+    copies = []
+    for path in sorted((root / META / "ingest_runs").glob("*.json")):
+        try:
+            rec = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if rec.get("status") in ("done", "interrupted") and rec.get("run_id"):
+            copies.append(rec)
+    notes = []
+    with Warehouse(root, check_pseudonym=False, run_id=f"repair-{os.getpid()}") as wh:
+        con = wh.con
+        assert con is not None
+        have = set(con.sql(f"SELECT run_id, status FROM lake.{RUNS_TABLE}").fetchall())
+        missing = [rec for rec in copies if (rec["run_id"], rec["status"]) not in have] if RUNS_TABLE in dropped else []
+        writer = WRITER in dropped and wh.count(WRITER) == 0
+        if not missing and not writer:
+            return notes
+        with wh.commit_turn(), wh.transaction("paipu check --repair: rows written back", {"status": "repair"},
+                                              serialize=False):
+            if writer:
+                con.execute(f"INSERT INTO lake.{WRITER} VALUES (0, NULL)")
+                notes.append(f"the row of {WRITER}")
+            for rec in missing:
+                wh.write_run(rec)
+            if missing:
+                notes.append(f"{len(missing)} row{'s' if len(missing) > 1 else ''} of {RUNS_TABLE} from the run "
+                             f"records' copies in {META}/ingest_runs/")
+    return notes
 
 
 def has_rows(root: Path | str, table: str) -> bool:

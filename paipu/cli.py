@@ -128,7 +128,7 @@ _command("simulate")(simulate_cmd)
 
 try:  # the later stages register themselves when present
     from ingest.cli import COMMANDS as WAREHOUSE_COMMANDS
-    for _name, _fn in WAREHOUSE_COMMANDS.items():  # ingest, compact, snapshots, migrate
+    for _name, _fn in WAREHOUSE_COMMANDS.items():  # ingest, compact, snapshots, migrate, check
         _command(_name)(_fn)
 except ImportError:  # pragma: no cover
     pass
