@@ -135,6 +135,7 @@ OPTIONS = {
     "shidui_four": "十對含四张", "bu_pai": "补牌", "jian_kan": "撿牌成坎", "peng_gezi": "碰的個子",
     "win_triple": "胡牌成坎", "win_pair": "胡牌成對", "jian_discard": "撿后出同牌", "gezi_per_fen_3p": "三人每分個子",
     "tian_hu": "天胡",
+    "hua_held": "滑原有第五张",
     # 花牌
     "zhu_jing_tie": "主精平手", "dui_hu": "對的胡", "tingtou_jing": "聽頭的精", "zha_in_hand": "手中扎",
     "fan_from_hand": "手中開泛", "bu_pai_empty": "无牌可补", "lai_hu": "賴的胡",

@@ -53,4 +53,9 @@ OPTIONS = (
                "The dealer's 胡 on its 20 dealt cards before its first discard (天胡, paid like 自摸): 'allowed' "
                "(decision 7, the engine's reading since it was written) or 'refused' (the 花牌 family's reading of "
                "the same silence, docs/rules/huapai.md decision 6; rule id tian_hu).", kind="play"),
+    RuleOption("hua_held", "allowed", ("allowed", "refused"), f"{S} §操作規則 滑 (手中有1觀生有四個的牌，自己又摸到第五張相同的牌)",
+               "滑 from the hand of a fifth the seat already held when it declared the 觀生 (five dealt or drawn "
+               "alike, four laid): 'allowed' (the engine's reading since it was written: the fifth was 摸到 too, "
+               "decision 12) or 'refused' (又摸到: the fifth must come after the 觀生, by the seat's own draw or "
+               "another seat's discard; the held one stays an ordinary card; rule id hua_held).", kind="play"),
 )

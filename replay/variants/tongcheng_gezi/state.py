@@ -41,7 +41,9 @@ class GeziState(GameState):
     join identical cards in 碰 / 招 / 觀生 / 滑); ``can_hu`` whether the seat to discard may win on
     its own hand now (``"deal"``: the dealer's dealt hand, ``"draw"``: after a draw from the wall);
     ``jian_card`` the kind the seat to discard has just 撿ed (None otherwise); ``hr`` the options
-    a hand's judgement reads (:class:`scoring.HandRules`).
+    a hand's judgement reads (:class:`scoring.HandRules`); ``wu_held[s][ch]`` whether seat ``s``
+    still held the fifth card of character ``ch`` when it declared its 觀生 of ``ch`` (option
+    ``hua_held``).
     """
 
     variant = "tongcheng_gezi"
@@ -54,6 +56,7 @@ class GeziState(GameState):
         self.bu = False  # the pending draw is a replacement (補) after 招 / 觀生 / 滑
         self.last_draw: int | None = None
         self.jian_card: int | None = None
+        self.wu_held: list[list[bool]] = [[False] * sc.N_CHARS for _ in range(n)]
         self.win: dict[str, Any] | None = None
         self.hr = sc.HandRules.of(ruleset, players=n)
         self.players_error = (None if n == ruleset["players"] else
@@ -186,7 +189,7 @@ class GeziState(GameState):
                     if counts[ch] >= 4:  # 觀生 needs four of the character (combos then checks 撿 cards)
                         evs += [Event(seat=s, act="guan_sheng", cards=_codes(cs)) for cs in self.combos(s, ch, 4)]
             for k, cards in self.melds[s]:
-                if k == "guan_sheng":
+                if k == "guan_sheng" and self.hua_open(s, CHAR_OF[cards[0]]):
                     evs += [Event(seat=s, act="hua", card=CODES[x]) for x in KINDS_OF[CHAR_OF[cards[0]]] if self.free(s, x) > 0]
         barred = self.jian_card if self.rules["jian_discard"] == "refused" else None
         evs += [Event(seat=s, act="discard", card=CODES[k]) for k, n in enumerate(h) if n and k != barred]
@@ -289,6 +292,9 @@ class GeziState(GameState):
         self._need_wall(s, "guan_sheng")
         for k in cards:
             self.hands[s][k] -= 1
+        ch = sc.CHAR_OF[cards[0]]
+        # the fifth of the character still in the hand was held before the 觀生 (option hua_held)
+        self.wu_held[s][ch] = any(self.hands[s][k] for k in KINDS_OF[ch])
         self.melds[s].append(("guan_sheng", tuple(sorted(cards))))
         self.can_hu = None
         self.to_draw(s, bu=True)
@@ -303,6 +309,10 @@ class GeziState(GameState):
             raise self.fail("illegal_action", "hua", f"seat {s} holds no {CODES[c]} to 滑")
         if self.free(s, c) == 0:
             raise self.fail("illegal_action", "jian_same", f"seat {s}'s {CODES[c]} was 撿ed: a 撿 card never 滑s (000 §操作規則 撿)")
+        if not self.hua_open(s, sc.CHAR_OF[c]):
+            raise self.fail("illegal_action", "hua_held", f"seat {s} held this {CODES[c]} when it declared its 觀生: under option "
+                            "`hua_held = refused` the fifth must come after the 觀生 (000 §操作規則 滑: 手中有1觀生有四個的牌，"
+                            "自己又摸到第五張相同的牌，或者其它玩家打出第五張相同的牌)")
         self._need_wall(s, "hua")
         self.hands[s][c] -= 1
         i = self._hua_meld(s, c)
@@ -310,6 +320,17 @@ class GeziState(GameState):
         self.melds[s][i] = ("hua", tuple(sorted((*cards, c))))
         self.can_hu = None
         self.to_draw(s, bu=True)
+
+    def hua_open(self, s: int, ch: int) -> bool:
+        """Whether the seat may 滑 a card of character ``ch`` from its hand onto its 觀生 set.
+        滑: 手中有1觀生有四個的牌，自己又摸到第五張相同的牌 (000 §操作規則 滑). The deck has five of a
+        character, so a fifth still held at the 觀生 is the only one the seat can ever hold (a
+        discard never returns to the wall; a 撿 copy never 滑s). Option ``hua_held``: ``allowed``
+        reads 摸到 as every card the seat took in, dealt ones included, as 觀生 itself does
+        (手中自己摸起來四張); ``refused`` reads 又摸到 as after the 觀生, so the held fifth never
+        滑s from the hand (docs/rules/tongcheng_gezi.md decision 12). A fifth another seat discards
+        (其它玩家打出第五張) is a window claim, open under both."""
+        return not self.wu_held[s][ch] or self.rules["hua_held"] == "allowed"
 
     def _hua_meld(self, s: int, c: int) -> int:
         """Index of the seat's 觀生 set of ``c``'s character. :raises RuleViolation: none (滑牌前必須先觀生;
