@@ -18,7 +18,7 @@ from replay.variants.shangdaren.position import score_case_of
 # Non-default sets: every 胡 option moved (3 seats), and a 4-seat table with the claim options moved.
 RULES_A = {"hu_scale": "flat", "ting_tou_jing": 8, "pengpeng_scope": "taihu_fan", "mashang_dui": "before_hu",
            "zhu_jing": "double", "green_as": "red"}
-RULES_B = {"players": 4, "dui_from": "any", "fang_pao": "all", "yao_pai": "front"}
+RULES_B = {"players": 4, "dui_from": "shang_wei", "fang_pao": "all", "yao_pai": "front"}
 # ~2,100 wins (heuristic bots win 76 % of default games, 93 % under RULES_A, 37 % at 4 seats; random
 # bots almost never, their games give positions); about 20 s on one core
 CORPORA = [("heuristic", {}, 800), ("heuristic", RULES_A, 1500), ("heuristic", RULES_B, 300),

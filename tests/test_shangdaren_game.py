@@ -9,8 +9,8 @@ import pytest
 from replay.cards import SHANGDAREN
 from replay.engine import Phase
 from replay.errors import RuleViolation
-from replay.record import Deal, Event, Record
-from replay.replayer import replay_line
+from replay.record import Deal, Event, Record, Result
+from replay.replayer import replay_line, replay_record
 from replay.simulator import simulate
 
 S = SHANGDAREN
@@ -61,7 +61,7 @@ def test_random_games_validate():
 
 NON_DEFAULT = ({"players": 4}, {"yao_pai": "front", "fang_pao": "all", "hu_scale": "face"},
                {"hu_scale": "flat", "ting_tou_jing": 8, "pengpeng_scope": "taihu_fan", "mashang_dui": "before_hu"},
-               {"players": 4, "dui_from": "any"})
+               {"players": 4, "dui_from": "shang_wei"})
 
 
 @pytest.mark.parametrize("bots", ["heuristic", "random"])
@@ -216,27 +216,78 @@ def test_players_option_must_match_seats():
     assert err(with_actions(rec, [ev(0, "discard", "孔")]))[:2] == ("schema", None)  # record-level (paipu.players)
 
 
-# -- dui_from: with 4 players, 對 / 開毛 only on the 上家's or 尾家's discard (002 §上大人 1c, 1d) -----------
-def test_four_players_dui_from_the_duijia_is_refused_by_default():
-    # seat 0 discards 孔; seat 2 is its 對家 and holds 孔孔
-    must = ["孔", "", "孔孔", ""]
-    acts = [ev(0, "discard", "孔"), ev(2, "dui", "孔", "孔孔")]
-    rec = build(must, avoid="孔乙己", rules={"players": 4})
-    assert err(with_actions(rec, acts)) == ("illegal_action", 1, "shangdaren.dui")
-    o = outcome(with_actions(build(must, avoid="孔乙己", rules={"players": 4, "dui_from": "any"}), acts))
-    assert (o.verdict.errors[0].code, o.verdict.errors[0].step) == ("truncated", 2)  # the 對 was taken
-    assert o.state.melds[2] == [("dui", (0, 0, 0))]
+# -- dui_from: whose discard a seat may 對 / 開毛 (002 §上大人 1c, 1d: 你的上家或是尾家打的一張) -------------
+# With 3 seats the 上家 and the 尾家 (下家) are both other seats. With 4, `any` (the default, the
+# engine's reading before the option) takes every other seat's discard; `shang_wei` refuses the
+# 對家's (docs/rules/shangdaren.md decision 3).
+#
+# A whole 4-seat game: the dealer (0) discards 孔; its 對家, seat 2, 對s it with 孔孔, discards 壽; seat 3
+# draws 福 and discards 化; seat 2 wins on it with
+#   對 孔孔孔 (red, on the table) 4 + 坎 大大大 (green, counted black) 2 + 坎 化化化 (red) 4
+#   + 坎 爾爾爾 (red) 4 + 佳作仁 0 + 八九子 0 + 聽頭 乙己 0 = 14 胡 (hu_scale by_copies).
+# No 上 七 福 (no 精) and 大 is a character of 上大人 (not 枯胡): 清胡, 11 ≤ 14 < 22 → 4 分 (002 §上大人
+# 2b, 3b); 放炮: the discarder pays one share (3a).
+DUIJIA = dict(must=["孔", "", "孔孔大大大化化爾爾爾佳作仁八九子乙己壽", "化"], front="福", avoid="孔化大爾壽福",
+              rules={"players": 4})
+DUIJIA_GAME = [ev(0, "discard", "孔"), ev(2, "dui", "孔", "孔孔"), ev(2, "discard", "壽"), ev(3, "draw", "福"),
+               ev(3, "discard", "化"), ev(2, "hu", "化")]
+DUIJIA_RESULT = {"outcome": "win", "winner": 2, "win_card": "化", "from": 3, "points": 14, "hand_types": ["qinghu"],
+                 "jing": {"main": None, "count": 0}, "units": 4, "breakdown": {"qinghu": 4}, "scores": [0, 0, 4, -4]}
 
 
-def test_four_players_dui_from_the_weijia_is_allowed_by_default():
+def duijia_record(rules: dict) -> Record:
+    rec = with_actions(build(**{**DUIJIA, "rules": rules}), DUIJIA_GAME)
+    return msgspec.structs.replace(rec, result=msgspec.convert(DUIJIA_RESULT, Result))
+
+
+def test_four_players_dui_from_the_duijia_is_allowed_by_default():
+    for rules in ({"players": 4}, {"players": 4, "dui_from": "any"}):
+        v = outcome(duijia_record(rules)).verdict
+        assert v.valid, v.errors
+        assert {k: v.computed[k] for k in DUIJIA_RESULT} == DUIJIA_RESULT
+        assert v.ruleset_id == outcome(duijia_record({"players": 4})).verdict.ruleset_id  # `any` is the default
+    # the 對 is among the 對家's options on the dealer's 孔
+    st = replay_record(duijia_record({"players": 4}), stop_after=0).state
+    assert ev(2, "dui", "孔", "孔孔") in st.legal_events()
+
+
+def test_four_players_dui_from_the_duijia_is_refused_under_shang_wei():
+    rec = duijia_record({"players": 4, "dui_from": "shang_wei"})
+    assert err(rec) == ("illegal_action", 1, "shangdaren.dui")
+    assert "dui_from = shang_wei" in outcome(rec).verdict.errors[0].message
+    st = replay_record(rec, stop_after=0).state
+    assert st.phase is Phase.WINDOW and not [e for e in st.legal_events() if e.act == "dui"]
+    # 開毛 likewise: seat 2 holding 孔孔孔
+    kai = build(must=["孔", "", "孔孔孔", ""], avoid="孔乙己", rules={"players": 4, "dui_from": "shang_wei"})
+    assert err(with_actions(kai, [ev(0, "discard", "孔"), ev(2, "kai_mao", "孔", "孔孔孔")])) == \
+        ("illegal_action", 1, "shangdaren.kai_mao")
+
+
+@pytest.mark.parametrize("value", ["any", "shang_wei"])
+def test_four_players_dui_from_the_shangjia_or_weijia_under_both(value):
     # seat 3's 尾家 (下家) is seat 0: its discard may be 對'd; seat 1's 上家 is seat 0 too
     for seat in (1, 3):
         must = ["孔", "", "", ""]
         must[seat] = "孔孔"
-        o = outcome(with_actions(build(must, avoid="孔乙己", rules={"players": 4}),
+        o = outcome(with_actions(build(must, avoid="孔乙己", rules={"players": 4, "dui_from": value}),
                                  [ev(0, "discard", "孔"), ev(seat, "dui", "孔", "孔孔")]))
         assert (o.verdict.errors[0].code, o.verdict.errors[0].step) == ("truncated", 2)
         assert o.state.melds[seat] == [("dui", (0, 0, 0))]
+
+
+def test_four_players_chi_before_the_duijias_pass():
+    # seat 1 (the dealer's 下家) 吃s its 孔 with 乙己 while the 對家, seat 2, holds 孔孔: under `any` the
+    # 對家's 對 ranks first (1b: 如果另一家需要對的話應該對牌優先) and needs its pass; under `shang_wei` it
+    # has no 對 to pass
+    must = ["孔", "乙己", "孔孔", ""]
+    chi = [ev(0, "discard", "孔"), ev(1, "chi", "孔", "乙己")]
+    assert err(with_actions(build(must, avoid="孔乙己", rules={"players": 4}), chi)) == \
+        ("priority_violation", 1, "paipu.priority")
+    for rules in ({"players": 4, "dui_from": "shang_wei"}, {"players": 4}):
+        acts = chi if "dui_from" in rules else [chi[0], ev(2, "pass"), chi[1]]
+        o = outcome(with_actions(build(must, avoid="孔乙己", rules=rules), acts))
+        assert (o.verdict.errors[0].code, o.verdict.errors[0].step) == ("truncated", len(acts))
+        assert o.state.melds[1] == [("chi", (0, 1, 2))]
 
 
 # -- mashang_dui: the 下家's 對 against another seat's 胡 on the same card -----------------------------

@@ -38,9 +38,10 @@ OPTIONS = (
                "the note follows), or on every class.", kind="scoring"),
     RuleOption("fang_pao", "one", ("one", "all"), f"{S} §上大人 3a (自摸是一人2分，放的是2分)",
                "A win on a discard: the discarder pays one share (as written) or every loser's share.", kind="scoring"),
-    RuleOption("dui_from", "shang_wei", ("shang_wei", "any"), f"{S} §上大人 1c, 1d (你的上家或是尾家打的一張)",
-               "Whose discard a seat may 對 / 開毛: its 上家 or 尾家 (下家) only, or any other seat. With 3 "
-               "players both are every other seat; with 4, shang_wei refuses the 對家's discard.", kind="play"),
+    RuleOption("dui_from", "any", ("any", "shang_wei"), f"{S} §上大人 1c, 1d (你的上家或是尾家打的一張)",
+               "Whose discard a seat may 對 / 開毛 at a 4-seat table (with 3 the 上家 and the 尾家 are both other "
+               "seats): any other seat ('any', the engine's reading since it was written; decision 3) or its "
+               "上家 and 尾家 (下家) only ('shang_wei': the 對家's discard is refused).", kind="play"),
     RuleOption("mashang_dui", "after_hu", ("after_hu", "before_hu"),
                f"{S} §三精花牌 2 (如是上家打出可以馬上“對”); §上大人 1b ranks 對 over 吃 only",
                "after_hu: every seat's 胡 on a discard ranks before any 對. before_hu: the discarder's 下家 "

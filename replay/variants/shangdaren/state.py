@@ -4,7 +4,7 @@ Seed: 002_f9a80b28e0fcbf1a.txt §上大人 (cited "002 §上大人 1a" … for �
 牌點計算 / 計分規則); readings and decisions: docs/rules/shangdaren.md.
 
 Turn: the dealer discards first (1a); every other turn is draw (into the hand) then discard.
-On a discard: 胡 (any other seat) > 對 / 開毛 (上家 or 尾家, option ``dui_from``) > 吃 (下家 only)
+On a discard: 胡 (any other seat) > 對 / 開毛 (上家 or 尾家; option ``dui_from``) > 吃 (下家 only)
 (1b: 如果另一家需要對的話應該對牌優先); with ``mashang_dui = before_hu`` the 下家's 對 comes before 胡. Only one seat can hold two or three of the discarded card
 (4 copies), so 對/開毛 never compete with each other. 毛 (four in hand) is declared at the start
 or in one's own turn and is followed by a replacement draw from the front (1e: 從牌墩上層取一張);
@@ -72,7 +72,9 @@ class ShangdarenState(GameState):
         super().__init__(record, ruleset)
         self.players_ok = ruleset["players"] == self.n  # checked at every event (apply)
         self.yao_tail = ruleset["yao_pai"] == "tail"  # 開毛's replacement from the back (decision 4)
-        # per discarder, the seats that may 對 / 開毛 it (1c, 1d: 上家或是尾家; option dui_from)
+        # per discarder, the seats that may 對 / 開毛 it. 1c, 1d: 你的上家或是尾家打的一張 — with 3 seats
+        # every other seat; with 4 every other seat too under dui_from = any (default), the 上家 and the
+        # 尾家 (下家) only under shang_wei (decision 3)
         self.dui_ok = [[ruleset["dui_from"] == "any" or self.n < 4 or s in (self.xia(src), self.shang(src))
                         for s in range(self.n)] for src in range(self.n)]
         # the 下家's 對 ranks before every 胡 with mashang_dui = before_hu (002 §三精花牌 2: 馬上對)
@@ -155,7 +157,7 @@ class ShangdarenState(GameState):
         for pos, s in enumerate(order):
             if _shape_fits(rems[s], c) and self.judge(s, c).win:  # can_win, its filter first
                 hu.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "shangdaren.hu"))
-            # 對 / 開毛: 上家或是尾家打的 (1c, 1d; option dui_from, decision 3)
+            # 對 / 開毛: 上家或是尾家打的 (1c, 1d; dui_ok, option dui_from, decision 3)
             held = hands[s][c]
             if held >= 2 and dui_ok[s]:
                 key = (R_HU, -1) if pos == 0 and self.mashang else (R_DUI, pos)  # 馬上: before every 胡
@@ -329,8 +331,8 @@ class ShangdarenState(GameState):
                             f"only the 下家 (seat {self.xia(w.src)}) may 吃 seat {w.src}'s discard (002 §上大人 1b)")
         if ev.act in ("dui", "kai_mao") and s != w.src and not self.dui_ok[w.src][s]:
             raise self.fail("illegal_action", f"shangdaren.{ev.act}",
-                            f"seat {s} may `{ev.act}` only its 上家's or 尾家's discard, not its 對家 seat {w.src}'s "
-                            "(002 §上大人 1c, 1d; rule option dui_from)")
+                            f"seat {s} may `{ev.act}` only its 上家's or 尾家's discard, not its 對家 seat {w.src}'s, "
+                            "under rule option `dui_from = shang_wei` (002 §上大人 1c, 1d: 你的上家或是尾家打的一張)")
         if ev.act in ("dui", "kai_mao", "chi") and s != w.src:
             raise self.fail("illegal_action", f"shangdaren.{ev.act}",
                             f"seat {s} does not hold the cards to `{ev.act}` {SHANGDAREN.codes[c]}")
