@@ -12,6 +12,7 @@ Spec: ../shared/spec/log-format.md §4 (events, passes, forced acts, priority),
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Callable, ClassVar
 
 try:
@@ -123,7 +124,7 @@ class Window:
         self._options, self._build, self._closing = options, build, closing
         self._closing_options: list[Option] | None = None
 
-    def __reduce__(self) -> tuple:  # copies (judge.fork) alike on both kernels
+    def __reduce__(self) -> tuple:  # copies (GameState.fork) alike on both kernels
         return (_window, (self.card, self.src, self.kind, self.passed, self.declined, self._options, self._build,
                           self._closing, self._closing_options))
 
@@ -299,12 +300,23 @@ class GameState:
             setattr(self, name, value)
 
     def __reduce__(self) -> tuple:
-        """Copies (``copy``, :func:`replay.judge.fork`) as of a plain object, on both kernels:
+        """Copies (``copy``, :meth:`fork`) as of a plain object, on both kernels:
         made blank, then given the fields (deep-copied by ``deepcopy``)."""
         return (_blank, (type(self),), self.fields())
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         self.set_fields(d)
+
+    def fork(self) -> GameState:
+        """A deep copy of this state that shares its record and ruleset (read-only).
+
+        The open window's options are built first: a lazy window's builders are closures over the
+        state they were made on, and a copy must not call back into the original.
+        """
+        if self.window is not None:
+            self.window.options  # noqa: B018 - builds the lazy options (and drops the closures)
+        memo = {id(self.record): self.record, id(self.rules): self.rules}
+        return copy.deepcopy(self, memo)
 
     # -- helpers ---------------------------------------------------------------------------
     def xia(self, seat: int) -> int:
@@ -572,12 +584,10 @@ class GameState:
 
         For a variant's :meth:`legal_events`: spec §4, an unclaimed card is passed implicitly by
         the next draw."""
-        from replay.judge import fork  # judge builds on this module
-
         w = self.window
         if w is None or w.kind == "start" or w.forced_open():
             return []
-        nxt = fork(self)
+        nxt = self.fork()
         nxt.close_window()
         if nxt.phase is not Phase.DRAW:
             return []

@@ -40,7 +40,7 @@ from typing import Any, Sequence
 from replay import variants
 from replay.engine import GameState, Option, Phase
 from replay.errors import RuleViolation
-from replay.judge import Exhausted, fork, judge
+from replay.judge import Exhausted, judge
 from replay.record import Event
 
 _MEMO: dict[str, dict[tuple, tuple[tuple[int, tuple[float, ...]], ...]]] = {}
@@ -197,7 +197,7 @@ class EVBot:
     def after_claim(self, state: GameState, seat: int, opt: Option, ev: Event) -> GameState | None:
         """A copy of ``state`` with ``ev`` (of ``seat``'s option ``opt``) applied by the engine, the
         seats ranked above passing first; None when the engine refuses it."""
-        st = fork(state)
+        st = state.fork()
         w = st.window
         assert w is not None
         try:

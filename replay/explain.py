@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from replay import variants
-from replay.judge import Position, fork, judge
+from replay.judge import Position, judge
 from replay.replayer import ReplayOutcome, replay_line, replay_record
 
 DISPUTES = ("result_mismatch", "not_a_win")
@@ -310,7 +310,7 @@ def explain_outcome(out: ReplayOutcome) -> dict[str, Any] | None:
                 if computed is not None and j.outcome != computed:
                     # the log took another legal way to its 胡 than the best one: explain the logged one
                     best = {"points": points, "units": j.outcome.get("units"), "path": j.path}
-                    logged = fork(state)
+                    logged = state.fork()
                     logged.apply(rec.actions[step])
                     groups, points, path = _winner_groups(logged, seat), computed.get("points"), ["hu"]
             else:

@@ -15,7 +15,6 @@ Used by :func:`replay.score.score_case` for every variant whose ``VariantSpec.po
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -108,18 +107,6 @@ class Judgment:
     path: list[str] = field(default_factory=list)
 
 
-def fork(state: GameState) -> GameState:
-    """A deep copy of ``state`` that shares its record and ruleset (read-only).
-
-    The open window's options are built first: a lazy window's builders are closures over the
-    state they were made on, and a copy must not call back into the original.
-    """
-    if state.window is not None:
-        state.window.options  # noqa: B018 - builds the lazy options (and drops the closures)
-    memo = {id(state.record): state.record, id(state.rules): state.rules}
-    return copy.deepcopy(state, memo)
-
-
 def _candidates(state: GameState, seat: int) -> list[Event]:
     """The seat's events that may lead to its 胡 now: 胡 itself and the seat's forced acts (at a
     window), or the 胡 the engine lists after them (in the discard phase)."""
@@ -171,7 +158,7 @@ def judge(pos: Position, depth: int = 3) -> Judgment:
             elif pos.hu is not None and (path or st.phase is Phase.DISCARD):
                 evs = [*evs, pos.hu]
         for ev in evs:
-            nxt = fork(st)
+            nxt = st.fork()
             try:
                 nxt.apply(ev)
             except RuleViolation as e:

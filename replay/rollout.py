@@ -41,7 +41,6 @@ from typing import Any, Callable
 
 from replay.engine import GameState, Option, Phase, Window
 from replay.errors import RuleViolation
-from replay.judge import fork
 from replay.record import Event
 
 _BY_KEY = attrgetter("key")
@@ -180,7 +179,7 @@ class RolloutBot:
         the sorted multiset of those cards with ``rng``; each seat keeps its number of cards, the
         wall its length. An open claim window is rebuilt for the new hands; None when that window
         has a forced option of another seat ranked before ``seat``'s (not the real world)."""
-        st = fork(state)
+        st = state.fork()
         n = st.n
         others = [s for s in range(n) if s != seat]
         pool: list[int] = []
@@ -239,7 +238,7 @@ class RolloutBot:
             vals = []
             try:
                 for play in plays:
-                    b = st if play is plays[-1] else fork(st)
+                    b = st if play is plays[-1] else st.fork()
                     bots = [self.heuristic(random.Random(f"{bseed}:{s}")) for s in range(b.n)]
                     play(b, bots)
                     vals.append(run_out(b, bots, self.max_steps, self.horizon)[seat])

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from replay.errors import RuleViolation
-from replay.judge import fork
 from replay.record import Event, Record
 from replay.replayer import replay_record
 from replay.score import score_case
@@ -41,7 +40,7 @@ def replay_accepts(state: Any, seat: int, card: str | None, refusals: tuple[str,
     """The engine's answer to ``seat`` logging 胡 on ``card`` in ``state`` (on a copy): the result,
     or None when refused with one of ``refusals`` (another code fails). Seats whose open options
     rank ahead of its 胡 pass first: priority is not the question."""
-    st = fork(state)
+    st = state.fork()
     try:
         w = st.window
         if w is not None:

@@ -18,7 +18,6 @@ import pytest
 
 from replay import variants
 from replay.cards import ZIPAI
-from replay.judge import fork
 from replay.options import make_ruleset
 from replay.record import Event
 from replay.replayer import replay_line, replay_record
@@ -184,9 +183,9 @@ def test_score_takes_the_better_of_the_plain_and_the_kai_duo_reading():
     c = case("x1 x2 x3 x8 x8 d2 d7 d10", [("peng", "d8 d8 d8")], "d8")
     assert scored(c) == (True, 18, 3, ["zimo"])
     pos = position(c, make_ruleset("guilin", variants.get("guilin").options, {}))
-    direct = fork(pos.state)
+    direct = pos.state.fork()
     direct.apply(Event(seat=1, act="hu", card="d8"))
-    duo = fork(pos.state)
+    duo = pos.state.fork()
     duo.apply(Event(seat=1, act="kai_duo", card="d8"))
     duo.apply(Event(seat=1, act="hu", card="d8"))
     assert (direct.result()["points"], duo.result()["points"]) == (18, 18)

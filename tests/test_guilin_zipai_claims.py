@@ -29,7 +29,6 @@ import pytest
 from replay import variants
 from replay.cards import ZIPAI
 from replay.errors import RuleViolation
-from replay.judge import fork
 from replay.options import make_ruleset
 from replay.record import Record
 from replay.replayer import replay_line
@@ -101,7 +100,7 @@ def legal_after(rec: dict, n: int) -> set[tuple]:
     out = set()
     for e in st.legal_events():
         try:
-            fork(st).apply(e)
+            st.fork().apply(e)
         except RuleViolation as err:  # pragma: no cover - the assertion names it
             raise AssertionError(f"listed but refused: {e} ({err.code})") from None
         out.add((e.seat, e.act))

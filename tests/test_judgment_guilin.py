@@ -25,7 +25,6 @@ import pytest
 from replay import variants
 from replay.cards import ZIPAI
 from replay.errors import RuleViolation
-from replay.judge import fork
 from replay.options import make_ruleset
 from replay.record import Event
 from replay.replayer import replay_record
@@ -99,7 +98,7 @@ def _accepted(state, seat: int, card: str | None):
     lines += [[e, Event(seat=seat, act="hu", card=card)] for o in mine if o.forced and o.act != "hu" for e in o.events]
     out = []
     for line in lines:
-        st = fork(state)
+        st = state.fork()
         try:
             for s in ahead:
                 st.apply(Event(seat=s, act="pass"))
@@ -147,7 +146,7 @@ def states_at(rec, steps: set[int]):
     for i, ev in enumerate(rec.actions):
         st.apply(ev)
         if i in steps:
-            yield i, fork(st)
+            yield i, st.fork()
 
 
 @pytest.mark.parametrize("variant", ["guilin", "zipai"])

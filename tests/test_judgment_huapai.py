@@ -18,7 +18,6 @@ import pytest
 from replay import simulator
 from replay.engine import Phase
 from replay.errors import RuleViolation
-from replay.judge import fork
 from replay.record import Event, Record
 from replay.replayer import replay_record
 from replay.score import score_case
@@ -49,7 +48,7 @@ def test_every_win_scores_as_replayed(variant):
         if r.result.outcome != "win":
             continue
         before = replay_record(r, stop_after=len(r.actions) - 2).state
-        done = fork(before)  # replay's last step: the logged 胡 and the end of the log
+        done = before.fork()  # replay's last step: the logged 胡 and the end of the log
         done.apply(r.actions[-1])
         done.finish(len(r.actions))
         got = done.result()
@@ -89,7 +88,7 @@ def test_score_says_win_iff_replay_accepts(variant):
                 w = state.window
                 card = state.deck.codes[state.drawn if w is None else w.card]
                 try:
-                    fork(state).apply(Event(seat=seat, act="hu", card=card))
+                    state.fork().apply(Event(seat=seat, act="hu", card=card))
                     refusal = None
                 except RuleViolation as e:
                     refusal = e

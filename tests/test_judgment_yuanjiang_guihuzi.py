@@ -15,7 +15,6 @@ import pytest
 from replay import variants
 from replay.engine import Phase
 from replay.errors import RuleViolation
-from replay.judge import fork
 from replay.options import make_ruleset
 from replay.record import Event
 from replay.replayer import replay_record
@@ -77,7 +76,7 @@ def test_every_simulated_win_scores_as_replayed(corpus):
 def _replay_accepts(state, seat: int, card: str | None):
     """The engine's answer to ``seat`` logging 胡 on ``card`` here (on a copy): the result, or None
     when refused. Seats ranked ahead of it pass first (priority is not the question)."""
-    st = fork(state)
+    st = state.fork()
     try:
         w = st.window
         if w is not None:

@@ -8,7 +8,6 @@ import pytest
 from replay import variants
 from replay.engine import Phase, event_key
 from replay.errors import RuleViolation
-from replay.judge import fork
 from replay.options import make_ruleset
 from replay.record import Event
 from replay.simulator import simulate
@@ -32,7 +31,7 @@ def test_every_listed_event_is_accepted(variant):
             for le in listed:
                 tried += 1
                 try:
-                    fork(st).apply(le)
+                    st.fork().apply(le)
                 except RuleViolation as e:
                     refused.append((rec.game_id, i, le.seat, le.act, le.card, e.code))
             if event_key(ev, spec.deck) not in {event_key(e, spec.deck) for e in listed}:

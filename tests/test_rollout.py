@@ -16,7 +16,6 @@ import pytest
 
 from replay import variants
 from replay.engine import Phase
-from replay.judge import fork
 from replay.options import make_ruleset
 from replay.replayer import replay_line
 from replay.rollout import RolloutBot
@@ -38,7 +37,7 @@ def _states(variant: str, game: int = 0):
 
 def _hidden_shuffle(state, seat: int, rng: random.Random):
     """A copy of ``state`` with the cards ``seat`` cannot see rearranged (sizes kept; 撿 cards stay)."""
-    st = fork(state)
+    st = state.fork()
     keep = {s: list(getattr(st, "jian", [[0] * len(st.hands[s])] * st.n)[s]) for s in range(st.n)}
     pool = []
     for s in range(st.n):
@@ -66,7 +65,7 @@ def _decision(variant: str):
         if state.step >= 6 and state.phase is Phase.DISCARD:
             evs = [e for e in state.legal_events() if e.act == "discard"]
             if len({e.card for e in evs}) >= 2 and state.wall_left >= 4:
-                return fork(state)
+                return state.fork()
     raise AssertionError(f"no decision found in {variant}")
 
 
@@ -109,7 +108,7 @@ def test_a_claim_window_is_rebuilt_from_the_sampled_hands():
         if state.phase is Phase.WINDOW and w is not None and w.kind == "flip" and state.step > 6 and any(
                 not o.forced and o.act in ("chi", "peng") for o in w.options):
             seat = next(o.seat for o in w.options if not o.forced and o.act in ("chi", "peng"))
-            a = fork(state)
+            a = state.fork()
             break
     else:
         raise AssertionError("no claim window")

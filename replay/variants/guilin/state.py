@@ -290,7 +290,7 @@ class GuilinState(GameState):
         self.phase = Phase.START
 
     def __deepcopy__(self, memo: dict) -> GuilinState:
-        """A copy for :func:`replay.judge.fork`: the mutable tables copied, the record, the ruleset
+        """A copy for :meth:`~replay.engine.GameState.fork`: the mutable tables copied, the record, the ruleset
         and the wall (never changed after the deal) shared; the open window's options built first
         (a lazy builder is a closure over this state)."""
         new = type(self).__new__(type(self))

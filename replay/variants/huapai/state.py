@@ -97,7 +97,7 @@ class HuapaiState(GameState):
         self.phase = START
 
     def __deepcopy__(self, memo: dict) -> "HuapaiState":
-        """A copy for :func:`replay.judge.fork`: what a game changes is copied (hands, melds, rivers,
+        """A copy for :meth:`~replay.engine.GameState.fork`: what a game changes is copied (hands, melds, rivers,
         counters, the open window's passes, the settlement); the rest is shared — the record,
         ruleset, deck, wall (read through ``front``/``back``), scorer config and event tables never
         change in a game. (A plain deep copy of the tables made a judged position ~6 ms.)"""
