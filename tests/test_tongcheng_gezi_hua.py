@@ -103,7 +103,7 @@ def test_held_fifth_hua_refused():
     assert "自己又摸到第五張" in verdict(rec).errors[0].message
     assert {"seat": 0, "act": "hua", "card": "六"} not in legal(rec, 2)
     # the 觀生 itself stays legal: only the 滑 of the held fifth is refused
-    assert verdict({**record(DEAL_A, FRONT_A, GAME_A[:2], None, {"hua_held": "refused"})}).errors[0].code == "truncated"
+    assert verdict(record(DEAL_A, FRONT_A, GAME_A[:2], None, {"hua_held": "refused"})).errors[0].code == "truncated"
 
 
 # -- B: the fifth 六 dealt and kept in a 句 -----------------------------------------------------------
