@@ -9,75 +9,20 @@ turn (neither gets a third of a kind from them), then the wall follows the named
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 
 import msgspec
 import pytest
+from zipai_tables import A, H, errors, record, table, verdict
 
 from replay import variants
-from replay.cards import ZIPAI
 from replay.options import make_ruleset
 from replay.record import Event
-from replay.replayer import replay_line, replay_record
+from replay.replayer import replay_record
 from replay.score import score_case
 from replay.simulator import simulate
 from replay.variants.guilin.position import position
-
-
-def H(s: str) -> list[str]:
-    return s.split()
-
-
-def table(s1: str, front: str, s0: str = "", s2: str = "") -> tuple[list[list[str]], list[str]]:
-    """Hands and wall: seat 1's 20 cards, the wall's front cards, the cards seats 0 and 2 must hold;
-    the rest dealt to seats 0 and 2 in turn (deck order; at most two of a kind each), then to the wall."""
-    h = [H(s0), H(s1), H(s2)]
-    left = Counter({c: 4 for c in ZIPAI.codes})
-    left.subtract(c for x in h for c in x)
-    left.subtract(H(front))
-    assert all(n >= 0 for n in left.values()), +left
-    assert len(h[1]) == 20
-    pool = [c for c in ZIPAI.codes for _ in range(left[c])]
-    turn = 0
-    rest = []
-    for c in pool:
-        need = [s for s, size in ((0, 21), (2, 20)) if len(h[s]) < size and h[s].count(c) < 2]
-        if not need:  # both full, or both hold two: the wall
-            rest.append(c)
-            continue
-        s = need[turn % len(need)]
-        turn += 1
-        h[s].append(c)
-    return h, H(front) + rest
-
-
-def record(s1: str, front: str, actions: list[dict], s0: str = "", s2: str = "", rules=None,
-           variant: str = "guilin") -> dict:
-    hands, wall = table(s1, front, s0, s2)
-    digest = "sha256:" + hashlib.sha256(",".join([c for x in hands for c in x] + wall).encode()).hexdigest()
-    return {"format": "paipu/1", "game_id": "issue13", "variant": variant, "rules": rules or {},
-            "seats": ["a", "b", "c"], "dealer": 0, "deal": {"hands": hands, "wall": wall}, "actions": actions,
-            "shuffle": {"algo": "hand-made", "digest": digest}}
-
-
-def verdict(rec: dict):
-    return replay_line(json.dumps(rec, ensure_ascii=False)).verdict
-
-
-def errors(rec: dict) -> list[tuple]:
-    return [(e.step, e.code, e.rule) for e in verdict(rec).errors]
-
-
-def A(seat: int, act: str, card: str | None = None, cards: str | None = None, **kw) -> dict:
-    ev: dict = {"seat": seat, "act": act}
-    if card is not None:
-        ev["card"] = card
-    if cards is not None:
-        ev["cards"] = H(cards)
-    ev.update(kw)
-    return ev
 
 
 def case(hand: str, melds=(), win_card: str | None = "", win_from: str = "self", rules=None, variant="guilin",

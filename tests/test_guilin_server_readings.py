@@ -12,15 +12,14 @@ Card codes: x1..x10 = 小 一..十, d1..d10 = 大 壹..拾 (spec log-format.md �
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 
 import msgspec
 import pytest
+from zipai_tables import A, H, errors, verdict
+from zipai_tables import record as _record
 
 from replay import variants
-from replay.cards import ZIPAI
 from replay.judge import judge
 from replay.options import make_ruleset
 from replay.replayer import replay_line
@@ -28,62 +27,8 @@ from replay.score import score_case
 from replay.variants.guilin.position import position
 
 
-def H(s: str) -> list[str]:
-    return s.split()
-
-
-def table(s1: str, front: str, s0: str = "", s2: str = "") -> tuple[list[list[str]], list[str]]:
-    """Hands and wall: seat 1's 20 cards, the wall's front cards, the cards seats 0 and 2 must hold;
-    the rest dealt to seats 0 (21) and 2 (20) in turn (deck order, at most two of a kind each, so
-    neither holds a dealt 坎), then to the wall."""
-    h = [H(s0), H(s1), H(s2)]
-    left = Counter({c: 4 for c in ZIPAI.codes})
-    left.subtract(c for x in h for c in x)
-    left.subtract(H(front))
-    assert all(n >= 0 for n in left.values()), +left
-    assert len(h[1]) == 20
-    pool = [c for c in ZIPAI.codes for _ in range(left[c])]
-    turn = 0
-    rest = []
-    for c in pool:
-        need = [s for s, size in ((0, 21), (2, 20)) if len(h[s]) < size and h[s].count(c) < 2]
-        if not need:
-            rest.append(c)
-            continue
-        s = need[turn % len(need)]
-        turn += 1
-        h[s].append(c)
-    assert [len(x) for x in h] == [21, 20, 20]
-    return h, H(front) + rest
-
-
 def record(s1: str, front: str, actions: list[dict], s0: str = "", s2: str = "", rules=None, result=None) -> dict:
-    """A hand-made guilin record, dealer seat 0."""
-    hands, wall = table(s1, front, s0, s2)
-    digest = "sha256:" + hashlib.sha256(",".join([c for x in hands for c in x] + wall).encode()).hexdigest()
-    rec = {"format": "paipu/1", "game_id": "server-readings", "variant": "guilin", "rules": rules or {},
-           "seats": ["a", "b", "c"], "dealer": 0, "deal": {"hands": hands, "wall": wall}, "actions": actions,
-           "shuffle": {"algo": "hand-made", "digest": digest}}
-    if result is not None:
-        rec["result"] = result
-    return rec
-
-
-def verdict(rec: dict):
-    return replay_line(json.dumps(rec, ensure_ascii=False)).verdict
-
-
-def errors(rec: dict) -> list[tuple]:
-    return [(e.step, e.code, e.rule) for e in verdict(rec).errors]
-
-
-def A(seat: int, act: str, card: str | None = None, cards: str | None = None) -> dict:
-    ev: dict = {"seat": seat, "act": act}
-    if card is not None:
-        ev["card"] = card
-    if cards is not None:
-        ev["cards"] = H(cards)
-    return ev
+    return _record(s1, front, actions, s0, s2, rules, result, game_id="server-readings")
 
 
 def settled(rec: dict) -> tuple:

@@ -20,14 +20,12 @@ front cards.
 
 from __future__ import annotations
 
-import json
-from collections import Counter
-
 import msgspec
 import pytest
+import zipai_tables as tables
+from zipai_tables import A, H, errors, verdict
 
 from replay import variants
-from replay.cards import ZIPAI
 from replay.errors import RuleViolation
 from replay.options import make_ruleset
 from replay.record import Record
@@ -35,52 +33,8 @@ from replay.replayer import replay_line
 from replay.score import score_case
 
 
-def H(s: str) -> list[str]:
-    return s.split()
-
-
-def table(s1: str, s2: str, front: str, s0: str = "") -> tuple[list[list[str]], list[str]]:
-    """Hands and wall: the cards seats 1, 2 and 0 must hold and the wall's front cards; the rest
-    dealt to seats 0 (21) and 2 (20) in turn (deck order, at most two of a kind each), then to the wall."""
-    h = [H(s0), H(s1), H(s2)]
-    left = Counter({c: 4 for c in ZIPAI.codes})
-    left.subtract(c for x in h for c in x)
-    left.subtract(H(front))
-    assert all(n >= 0 for n in left.values()), +left
-    assert len(h[1]) == 20
-    rest, turn = [], 0
-    for c in (c for c in ZIPAI.codes for _ in range(left[c])):
-        need = [s for s, size in ((0, 21), (2, 20)) if len(h[s]) < size and h[s].count(c) < 2]
-        if not need:
-            rest.append(c)
-            continue
-        h[need[turn % len(need)]].append(c)
-        turn += 1
-    assert [len(x) for x in h] == [21, 20, 20]
-    return h, H(front) + rest
-
-
 def record(s1: str, s2: str, front: str, actions: list[dict], s0: str = "", rules=None, variant: str = "guilin") -> dict:
-    hands, wall = table(s1, s2, front, s0)
-    return {"format": "paipu/1", "game_id": "claims", "variant": variant, "rules": rules or {}, "seats": ["a", "b", "c"],
-            "dealer": 0, "deal": {"hands": hands, "wall": wall}, "actions": actions}
-
-
-def A(seat: int, act: str, card: str | None = None, cards: str | None = None) -> dict:
-    ev: dict = {"seat": seat, "act": act}
-    if card is not None:
-        ev["card"] = card
-    if cards is not None:
-        ev["cards"] = H(cards)
-    return ev
-
-
-def verdict(rec: dict):
-    return replay_line(json.dumps(rec, ensure_ascii=False)).verdict
-
-
-def errors(rec: dict) -> list[tuple]:
-    return [(e.step, e.code, e.rule) for e in verdict(rec).errors]
+    return tables.record(s1, front, actions, s0, s2, rules, variant=variant, game_id="claims")
 
 
 def settled(rec: dict) -> tuple:
