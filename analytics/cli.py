@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from analytics import queries as q
-from analytics.views import connect
+from ingest.views import connect
 from ingest.warehouse import CatalogError
 from replay.progress import Meter
 from replay.record import terminal_text

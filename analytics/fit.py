@@ -565,7 +565,7 @@ def fit_cmd(
         raise typer.BadParameter("give the files or folders to fit, or --warehouse DIR")
     not_fitted: dict[str, int] = {}
     if warehouse is not None:
-        from analytics.views import connect
+        from ingest.views import connect
 
         if not warehouse.is_dir():
             raise typer.BadParameter(f"no warehouse folder at {warehouse}", param_hint="--warehouse")

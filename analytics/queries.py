@@ -1,4 +1,4 @@
-"""The report's figures as polars DataFrames (SQL over the views of ``analytics.views``).
+"""The report's figures as polars DataFrames (SQL over the views of ``ingest.views``).
 
 Every function takes the root connection (it opens its own cursor) and optional filters
 ``variant`` and ``ruleset`` (a ``ruleset_id``), always passed as bound parameters. The warehouse

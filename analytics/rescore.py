@@ -37,7 +37,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from analytics.views import as_judged
+from ingest.views import as_judged
 from replay.progress import Meter
 from replay.record import terminal_text
 from replay.workers import process_pool
@@ -389,7 +389,7 @@ def run(warehouse: Path, variant: str, b: str, *, ruleset: str | None = None, si
     """
     import os
 
-    from analytics.views import connect
+    from ingest.views import connect
     from replay import variants
     from replay.options import parse_overrides
 

@@ -180,7 +180,7 @@ def run(variant: str, a: str, b: str, games: int, seed: int, warehouse: Path, *,
     :raises ValueError: unknown or unimplemented variant, an option or value not allowed, A equal to B,
         A and B at different seat counts (``players``), or ``games`` < 1.
     """
-    from analytics.views import connect
+    from ingest.views import connect
     from ingest.run import ingest
     from replay import variants
     from replay.options import make_ruleset, parse_overrides

@@ -16,7 +16,7 @@ under ``build/bench/`` keyed by games, seed, the months and a hash of the table 
 or layout change regenerates it).
 
 ``time_queries`` opens the warehouse as the dashboard does (``dashboards.data.connect``: the
-hardened in-memory DuckDB of ``analytics.views``) and times, in wall seconds, every query the
+hardened in-memory DuckDB of ``ingest.views``) and times, in wall seconds, every query the
 dashboard pages run (``dashboards.data``) and every query ``paipu report`` runs
 (``analytics.queries`` as ``analytics.cli.print_report`` calls them), plus the whole report:
 one warm-up then ``reps`` timed runs each → p50 and p95.

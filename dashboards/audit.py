@@ -13,9 +13,9 @@ from typing import Any, Callable
 
 import polars as pl
 
-from analytics.views import as_judged
 from dashboards import labels
 from dashboards.data import computed_from_row
+from ingest.views import as_judged
 from replay import explain as explain_mod
 from replay.cards import Deck
 

@@ -1,7 +1,7 @@
 """Thin, read-only query layer over the Parquet warehouse (docs/warehouse.md), for the dashboard
 and the ``paipu audit`` command.
 
-:func:`connect` is ``analytics.views.connect`` (the one place the views are built). The query
+:func:`connect` is ``ingest.views.connect`` (the one place the views are built). The query
 functions stay here because the pages
 need multi-select filters and a valid-only switch that ``analytics.queries`` does not take; every
 one takes a connection and binds every user value as a parameter. No Streamlit here, so the CLI
@@ -25,7 +25,7 @@ from analytics.queries import experiment_expr, no_experiment
 from ingest.schema import TABLES as WAREHOUSE_TABLES
 
 TABLES = tuple(WAREHOUSE_TABLES)
-"""The warehouse's tables (ingest/schema.py), in order; the views are analytics.views'."""
+"""The warehouse's tables (ingest/schema.py), in order; the views are ingest.views'."""
 
 
 @dataclass(frozen=True)
@@ -127,15 +127,15 @@ def layout(warehouse: str | Path) -> tuple[bool, ...]:
 
 
 def connect(warehouse: str | Path, snapshot: Any = None) -> duckdb.DuckDBPyConnection:
-    """The warehouse's hardened root connection (:func:`analytics.views.connect`: views over every
+    """The warehouse's hardened root connection (:func:`ingest.views.connect`: views over every
     table, file access limited to the warehouse, configuration locked). Take a ``cursor()`` per query.
 
     :param snapshot: a DuckLake snapshot id or a time: the warehouse as it was then (audit's as-of).
     :raises FileNotFoundError: ``warehouse`` is not a directory.
     """
-    from analytics.views import connect as analytics_connect
+    from ingest.views import connect as views_connect
 
-    return analytics_connect(warehouse, snapshot=snapshot)
+    return views_connect(warehouse, snapshot=snapshot)
 
 
 # --- overview -------------------------------------------------------------------------------

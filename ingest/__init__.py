@@ -2,7 +2,8 @@
 
 Reading order: ``reader`` (files → numbered lines) → ``rows`` (replay → rows, in the workers) →
 ``dedupe`` (what is stored already) → ``warehouse`` (staging, journal, commit, compaction) →
-``run`` (the ``ingest()`` loop, process pool or Dask) → ``cli``. ``mutate`` is the tamper-detection
+``run`` (the ``ingest()`` loop, process pool or Dask) → ``cli``; ``views`` is the warehouse's
+hardened read connection (every later stage reads through it). ``mutate`` is the tamper-detection
 harness; ``schema`` holds every column name and type.
 """
 

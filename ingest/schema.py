@@ -1,7 +1,7 @@
 """Arrow schemas of the warehouse tables (docs/warehouse.md).
 
 One place for the column names and types, shared by the writer (``ingest.rows``) and the
-readers (``analytics.views`` builds typed empty views from it). The partition columns
+readers (``ingest.views`` builds typed empty views from it). The partition columns
 ``variant`` and ``month`` are not stored in the files: they come from the hive path
 ``variant=<id>/month=<YYYY-MM>/``.
 """
@@ -22,7 +22,7 @@ SHARD_GLOB = f"{PARTITION}=*/{MONTH}=*/*.parquet"
 
 OLD_SHARD_GLOB = f"{PARTITION}=*/*.parquet"
 """Shards of the layout before month partitions (``variant=<id>/<name>.parquet``): still read by
-``analytics.views``; ``ingest.warehouse`` moves them into month folders when it opens a warehouse."""
+``ingest.views``; ``ingest.warehouse`` moves them into month folders when it opens a warehouse."""
 
 UNKNOWN_VARIANT = "_unknown"
 """Partition of rejects whose line names no paipu/1 variant id (unreadable, or not an id)."""

@@ -118,7 +118,7 @@ class WarehouseMismatch(RuntimeError):
 
 class OutsideShardWarning(UserWarning):
     """A data file of a plain-Parquet warehouse (the layout before DuckLake) that is, or lies
-    below, a symlink leading outside the warehouse: skipped by ``analytics.views``."""
+    below, a symlink leading outside the warehouse: skipped by ``ingest.views``."""
 
     def __init__(self, path: Path, target: str) -> None:
         super().__init__(f"skipping {path}: a symlink to {target}, outside the warehouse (or missing)")
@@ -803,10 +803,10 @@ _READERS: dict[tuple[str, Any], duckdb.DuckDBPyConnection] = {}
 
 
 def _reader(root: Path | str, snapshot: int | datetime | None) -> duckdb.DuckDBPyConnection:
-    """A cached read connection (``analytics.views.connect``) per warehouse, snapshot and catalog
+    """A cached read connection (``ingest.views.connect``) per warehouse, snapshot and catalog
     file (a new catalog file, e.g. a warehouse made anew, gets a new one): loading the extensions
     costs about a second, and each query of a DuckLake view sees the latest snapshot anyway."""
-    from analytics.views import connect
+    from ingest.views import connect  # ingest.views builds on this module
 
     cat = Path(root, SQLITE_CATALOG)
     try:
@@ -826,9 +826,9 @@ def _reader(root: Path | str, snapshot: int | datetime | None) -> duckdb.DuckDBP
 def read_rows(root: Path | str, table: str, *, snapshot: int | datetime | None = None) -> list[dict[str, Any]]:
     """Every row of one table of a warehouse as dicts (``variant`` and ``month`` included; for
     ``ingest_runs`` the latest row of each run), sorted by all columns (for checks and tests; the
-    analytics read through ``analytics.views``)."""
+    analytics read through ``ingest.views``)."""
     if catalog_of(root) is None:  # a plain-Parquet warehouse: its views list the files at connect
-        from analytics.views import connect
+        from ingest.views import connect  # ingest.views builds on this module
 
         con = connect(root, snapshot=snapshot)
         try:
@@ -1248,7 +1248,7 @@ def migrate(root: Path | str) -> dict[str, int]:
     :returns: rows migrated per table (empty when there was nothing to migrate).
     :raises WarehouseBusy: the catalog stays busy.
     """
-    from analytics.views import plain_views
+    from ingest.views import plain_views  # ingest.views builds on this module
 
     root = Path(root).absolute()
     if not legacy_layout(root):
@@ -1295,7 +1295,7 @@ def snapshots(root: Path | str) -> list[dict[str, Any]]:
     """The warehouse's DuckLake snapshots, oldest first: snapshot_id, snapshot_time, changes,
     commit_message, run_id (from the commit's extra info), and for an ingest run's data commit its
     status and counts (from ``ingest_runs``)."""
-    from analytics.views import connect
+    from ingest.views import connect  # ingest.views builds on this module
 
     con = connect(root)
     try:

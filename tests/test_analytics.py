@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from analytics import queries as q
-from analytics.views import connect
 from ingest.rows import Batch
 from ingest.run import ingest
+from ingest.views import connect
 from ingest.warehouse import Warehouse
 from replay.record import Verdict, VerdictError, decode_record
 

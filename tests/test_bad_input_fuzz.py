@@ -31,11 +31,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from analytics.views import connect
 from ingest.cli import print_report
 from ingest.reader import Line
 from ingest.rows import process_chunk
 from ingest.run import ingest
+from ingest.views import connect
 from ingest.warehouse import read_rows
 from replay.audit import audit_trail
 from replay.cli import validate_cmd

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 
-from analytics.views import connect
 from ingest.run import ingest
+from ingest.views import connect
 from ingest.warehouse import read_rows
 from replay.record import utf8_text
 

@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analytics.views import connect
 from ingest.cli import compact_cmd
 from ingest.run import ingest
+from ingest.views import connect
 from ingest.warehouse import OutsideShardWarning, Warehouse, compact, data_files, read_rows
 
 ROOT = Path(__file__).resolve().parent.parent

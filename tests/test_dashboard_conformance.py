@@ -17,10 +17,10 @@ import streamlit as st
 from markdown_it import MarkdownIt
 
 from analytics import fit as fit_mod
-from analytics.views import connect
 from apptest_util import open_page, page_text
 from dashboards import conformance, ui
 from ingest.run import ingest
+from ingest.views import connect
 from replay.replayer import replay_line
 from replay.simulator import simulate
 

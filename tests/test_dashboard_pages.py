@@ -15,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 from apptest_util import open_page, page_text
 
 import demo_warehouse
-from analytics.views import connect
 from dashboards import players, ui
+from ingest.views import connect
 
 TIMEOUT = 60
 PAGES = ["screens/overview.py", "screens/hand_types.py", "screens/tuning.py", "screens/fairness.py",

@@ -13,8 +13,8 @@ from polars.testing import assert_frame_equal
 
 import demo_warehouse
 from analytics import queries as q
-from analytics.views import connect
 from dashboards import data
+from ingest.views import connect
 
 # the plain forms: seats joined with games, one scan per figure, list functions on every win
 SEATS_JOIN = """

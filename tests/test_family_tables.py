@@ -6,8 +6,8 @@ import msgspec
 import pytest
 
 from analytics import family
-from analytics.views import connect
 from ingest.run import ingest
+from ingest.views import connect
 from replay.replayer import replay_line
 from replay.simulator import simulate
 

@@ -13,9 +13,9 @@ import pytest
 import zstandard
 from typer.testing import CliRunner
 
-from analytics.views import connect
 from ingest.reader import Refused, find_inputs
 from ingest.run import ingest
+from ingest.views import connect
 from paipu.cli import app
 from replay.simulator import simulate
 

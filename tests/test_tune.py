@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 import demo_warehouse
 from analytics import queries as q
 from analytics import stats, tune
-from analytics.views import connect
+from ingest.views import connect
 
 
 @pytest.fixture(scope="module")

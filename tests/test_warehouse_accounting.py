@@ -111,7 +111,7 @@ def test_experiment_column(tmp_path):
                    if s["game_id"] in ("g2", "g4"))
     assert seats == [("g2", "p:a", None), ("g2", "p:b", None), ("g2", "p:c", None),
                      ("g4", "a", "bot-v2"), ("g4", "b", "bot-v2"), ("g4", "c", "bot-v2")]
-    from analytics.views import connect  # the views read the new column
+    from ingest.views import connect  # the views read the new column
 
     con = connect(wh)
     assert con.cursor().sql("SELECT experiment, count(*) FROM games GROUP BY ALL ORDER BY 1").fetchall() == \

@@ -15,8 +15,8 @@ import msgspec
 import pyarrow.parquet as pq
 from typer.testing import CliRunner
 
-from analytics.views import connect
 from ingest.schema import TABLES
+from ingest.views import connect
 from ingest.warehouse import data_files, read_rows
 from paipu.cli import app
 from replay.simulator import simulate

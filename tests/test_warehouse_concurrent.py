@@ -18,8 +18,8 @@ import fcntl
 
 import pytest
 
-from analytics.views import connect
 from ingest.run import ingest
+from ingest.views import connect
 from ingest.warehouse import COMMIT_LOCK, META, read_rows
 
 ROOT = Path(__file__).resolve().parent.parent

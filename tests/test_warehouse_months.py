@@ -17,9 +17,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import ingest.run as run_mod
-from analytics.views import connect
 from ingest.run import ingest
 from ingest.schema import TABLES
+from ingest.views import connect
 from ingest.warehouse import compact, data_files, read_rows
 
 ROOT = Path(__file__).resolve().parent.parent

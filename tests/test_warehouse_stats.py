@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import duckdb
 
-from analytics.views import connect
+from ingest.views import connect
 from ingest.warehouse import Warehouse, attach, catalog_of
 
 
