@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from analytics import names
 from analytics import queries as q
 from ingest.views import connect
 from ingest.warehouse import CatalogError
@@ -90,12 +91,10 @@ H = {
 
 
 def _named(df: pl.DataFrame, col: str, table: dict[str, str]) -> pl.DataFrame:
-    """``col`` as ``中文 (id)`` from one of the dashboards' label tables (``plain`` = 平胡)."""
-    from dashboards import labels
-
+    """``col`` as ``中文 (id)`` from one of the tables of :mod:`analytics.names` (``plain`` = 平胡)."""
     if col not in df.columns or not df.height:
         return df
-    return df.with_columns(pl.col(col).map_elements(lambda v: labels.zh(table, v), return_dtype=pl.String))
+    return df.with_columns(pl.col(col).map_elements(lambda v: names.zh(table, v), return_dtype=pl.String))
 
 
 def print_report(con: Any, console: Console, variant: str | None = None, ruleset: str | None = None,
@@ -118,10 +117,8 @@ def print_report(con: Any, console: Console, variant: str | None = None, ruleset
     if variant is not None:
         _variant_report(con, console, variant, ruleset, players)
         return
-    from dashboards import labels
-
     vr = q.variants_and_rulesets(con)
-    console.print(_table("玩法与规则 variants and rulesets", _named(vr, "variant", labels.VARIANTS), H))
+    console.print(_table("玩法与规则 variants and rulesets", _named(vr, "variant", names.VARIANTS), H))
     order = vr.group_by("variant").agg(pl.col("games").sum()).sort(["games", "variant"], descending=[True, False])
     vs = [v for v in order["variant"].to_list() if v is not None]
     with Meter("report", len(vs), "variants") as meter:  # on stderr: the report itself stays clean
@@ -132,24 +129,22 @@ def print_report(con: Any, console: Console, variant: str | None = None, ruleset
 
 def _variant_report(con: Any, console: Console, variant: str, ruleset: str | None, players: int) -> None:
     """The play figures of one variant (see :func:`print_report`)."""
-    from dashboards import labels
-
     f = {"variant": variant, "ruleset": ruleset}
     if not q.overview(con, **f)["games"].item():
         return
-    console.print(f"\n[bold]== {labels.zh(labels.VARIANTS, variant)} ==[/bold]", highlight=False)
+    console.print(f"\n[bold]== {names.zh(names.VARIANTS, variant)} ==[/bold]", highlight=False)
     console.print(_table("胡率 win rate by seat", q.win_rate_by_seat(con, **f), H))
     dealer = q.win_rate_by_dealer(con, **f).with_columns(
         pl.when(pl.col("is_dealer")).then(pl.lit("庄 dealer")).otherwise(pl.lit("闲 non-dealer")).alias("is_dealer"))
     console.print(_table("胡率 win rate, 庄家 vs 闲家 (闲: per seat)", dealer, H))
     console.print(_table("荒庄 draw rate", q.draw_rate(con, **f), H))
     console.print(_table("胡法 win kind (自摸 / 点炮 / flip)",
-                         q.win_kind_mix(con, **f).with_columns(pl.col("win_kind").replace(labels.WIN_KINDS)), H))
+                         q.win_kind_mix(con, **f).with_columns(pl.col("win_kind").replace(names.WIN_KINDS)), H))
     console.print(_table("番型 hand types (plain = 平胡)", _named(q.hand_type_freq(con, **f), "hand_type",
-                                                                  labels.HAND_TYPES), H))
+                                                                  names.HAND_TYPES), H))
     if variant in ("guilin", "zipai"):
         console.print(_table("醒 xing count", q.xing_distribution(con, **f), H))
-    pu, uu = labels.points_unit(variant), labels.units_unit(variant)
+    pu, uu = names.points_unit(variant), names.units_unit(variant)
     console.print(_table(f"{pu} / 舵 / {uu} means per win", q.mean_points(con, **f).drop("variant"),
                          {**H, "mean_points": f"平均{pu} mean {pu}", "mean_units": f"平均{uu} mean units"}))
     _family_sections(con, console, variant, ruleset)

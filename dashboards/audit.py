@@ -206,7 +206,7 @@ def _num(v: Any, esc: Esc = str) -> str:
 
 
 def term(t: Any, variant: str | None = None, esc: Esc = str) -> str:
-    """:func:`dashboards.labels.term` of a result field or ``breakdown.<key>``; a field or key it
+    """:func:`analytics.names.term` of a result field or ``breakdown.<key>``; a field or key it
     does not know (named by the log) passed through ``esc``."""
     k = str(t)
     sub = k.split(".", 1)[1] if k.startswith("breakdown.") else None

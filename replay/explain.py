@@ -13,7 +13,7 @@ reading, as the warehouse stores it); a refused 胡 gives the split of its
 Nothing here knows how a variant scores; it knows two tables written from ``docs/rules/<variant>.md``:
 :data:`RULE_LINES` (the rule line each group kind and breakdown term comes from) and
 :data:`FORMULAS` (how the breakdown terms make ``units``, and whether ``points`` is the sum of the
-groups). Labels in Chinese are the dashboards' (``dashboards/labels.py``); the output here is ids.
+groups). Names in Chinese are ``analytics/names.py``'s; the output here is ids.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One table of labels (dashboards/labels.py) covers every id the engine can emit: acts, group kinds
+"""One table of names (analytics/names.py) covers every id the engine can emit: acts, group kinds
 of a winning split, hand types, breakdown terms and rule options of every variant — taken from the
 variants' own specs, from docs/rules/<variant>.md (the ids the rules docs name), and from simulated
 games of every variant (the ids the engine actually wrote). Names are the rules docs' Chinese."""
@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from dashboards import labels
+from analytics import names
 from replay import variants
 from replay.explain import RULE_LINES
 from replay.replayer import replay_line
@@ -68,36 +68,36 @@ def test_the_issue_names():
     """The names of the rules docs, as the issue lists them."""
     want = {"nei_yuan": "内圆", "wai_yuan": "外圆", "qinghu": "清胡", "kuhu": "枯胡", "pihu": "屁胡",
             "yidian_hong": "一点红", "tianhu": "天胡", "sanlong_wukan": "三笼五坎", "yishou_hei": "一手黑"}
-    assert {k: labels.HAND_TYPES[k] for k in want} == want
-    assert labels.hand_type("nei_yuan") == "内圆 (nei_yuan)" and labels.hand_type("plain") == "平胡 (plain)"
-    assert labels.term("breakdown.tuo") == "舵 (tuo)" and labels.term("points", "tongcheng_gezi") == "個子 points"
-    assert labels.option("tuo_step") == "逢几进一舵 (tuo_step)"
+    assert {k: names.HAND_TYPES[k] for k in want} == want
+    assert names.hand_type("nei_yuan") == "内圆 (nei_yuan)" and names.hand_type("plain") == "平胡 (plain)"
+    assert names.term("breakdown.tuo") == "舵 (tuo)" and names.term("points", "tongcheng_gezi") == "個子 points"
+    assert names.option("tuo_step") == "逢几进一舵 (tuo_step)"
     # one id, two readings: 对子 (a pair) in 字牌, 對 (three shown) in 花牌
-    assert labels.group_kind("dui", "guilin") == "对子" and labels.group_kind("dui", "sanjing_huapai") == "對"
+    assert names.group_kind("dui", "guilin") == "对子" and names.group_kind("dui", "sanjing_huapai") == "對"
 
 
 def test_every_option_and_act_of_every_variant():
     for v in IMPLEMENTED:
         spec = variants.VARIANTS[v]
-        missing = [o.name for o in spec.options if o.name not in labels.OPTIONS]
+        missing = [o.name for o in spec.options if o.name not in names.OPTIONS]
         assert not missing, (v, missing)
-        assert not [a for a in spec.acts if a not in labels.ACTS], v
+        assert not [a for a in spec.acts if a not in names.ACTS], v
 
 
 def test_every_id_the_rules_docs_name():
     types, terms = _doc_ids()
     assert {"zimo", "tianhu", "nei_yuan", "yishou_hong", "taihu_fan", "pengpeng"} <= types  # the parse works
     assert {"tuo", "xi", "baoting", "qi", "jin", "hu_fen"} <= terms
-    assert not sorted(types - set(labels.HAND_TYPES)), "hand types without a name"
-    assert not sorted(terms - set(labels.BREAKDOWN)), "breakdown terms without a name"
+    assert not sorted(types - set(names.HAND_TYPES)), "hand types without a name"
+    assert not sorted(terms - set(names.BREAKDOWN)), "breakdown terms without a name"
     for v in IMPLEMENTED:  # every group kind and term the explanation cites has its name
-        assert not [k for k in RULE_LINES[v]["groups"] if labels.group_kind(k, v) == k], v
-        assert not [t for t in RULE_LINES[v]["terms"] if t not in labels.BREAKDOWN], v
+        assert not [k for k in RULE_LINES[v]["groups"] if names.group_kind(k, v) == k], v
+        assert not [t for t in RULE_LINES[v]["terms"] if t not in names.BREAKDOWN], v
 
 
 def test_every_id_the_engine_emits(emitted):
     assert emitted["types"] >= {"zimo", "haidi"} and emitted["terms"] >= {"tuo", "hu_fen", "fen", "qi"}
-    assert not sorted(emitted["types"] - set(labels.HAND_TYPES))
-    assert not sorted(emitted["terms"] - set(labels.BREAKDOWN))
-    assert not sorted(emitted["acts"] - set(labels.ACTS))
-    assert not sorted((v, k) for v, k in emitted["kinds"] if labels.group_kind(k, v) == k)
+    assert not sorted(emitted["types"] - set(names.HAND_TYPES))
+    assert not sorted(emitted["terms"] - set(names.BREAKDOWN))
+    assert not sorted(emitted["acts"] - set(names.ACTS))
+    assert not sorted((v, k) for v, k in emitted["kinds"] if names.group_kind(k, v) == k)
