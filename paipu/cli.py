@@ -36,7 +36,8 @@ def _say_stale_kernel() -> None:
         print(f"paipu: {len(stale)} of {len(kernel.MODULES)} kernel modules run as pure Python, their build being "
               f"stale ({stale[0]}{', …' if len(stale) > 1 else ''}): `make kernel` rebuilds them", file=sys.stderr)
 
-from replay.cli import score_cmd, simulate_cmd, validate_cmd  # noqa: E402
+from ingest.validate import validate_cmd  # noqa: E402
+from replay.cli import score_cmd, simulate_cmd  # noqa: E402
 
 _METAVARS = {"int": "N", "int range": "N", "float": "X", "float range": "X", "path": "PATH", "str": "TEXT"}
 

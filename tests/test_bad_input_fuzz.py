@@ -35,10 +35,10 @@ from ingest.cli import print_report
 from ingest.reader import Line
 from ingest.rows import process_chunk
 from ingest.run import ingest
+from ingest.validate import validate_cmd
 from ingest.views import connect
 from ingest.warehouse import read_rows
 from replay.audit import audit_trail
-from replay.cli import validate_cmd
 from replay.replayer import replay_line
 from replay.simulator import simulate
 from replay.variants import VARIANTS
