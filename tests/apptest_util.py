@@ -92,7 +92,7 @@ def dashboard(warehouse: Path, host: str = "127.0.0.1", port: int | None = None,
         log.close()
 
 
-# What a log can try to put on a page through its claimed result (issue 39): a link off the site,
+# What a log can try to put on a page through its claimed result: a link off the site,
 # a remote image (a beacon the viewer's browser fetches), a heading, raw HTML.
 MARKDOWN = ("[click](https://evil.example/l)", "![x](https://evil.example/beacon.png)", "# HEADING",
             "<img src=https://evil.example/b.png>")

@@ -1,4 +1,4 @@
-"""``paipu dashboard`` answers only to its own names (issue 39, item 7).
+"""``paipu dashboard`` answers only to its own names.
 
 DNS rebinding: a page on an attacker's name that resolves to 127.0.0.1 talks to the local dashboard
 with that name in ``Host`` (and an ``Origin`` that matches it, which Streamlit's websocket accepts).

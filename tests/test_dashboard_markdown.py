@@ -1,4 +1,4 @@
-"""A claimed result's strings are text on the audit page (issue 39, item 4).
+"""A claimed result's strings are text on the audit page.
 
 ``st.table`` reads every cell as Markdown, so a log's ``win_card``, ``hand_types`` entries,
 ``breakdown`` keys, ``xing.cards``, ``jing.main`` or ``x_`` result field could put a link, a remote

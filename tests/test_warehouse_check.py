@@ -1,4 +1,4 @@
-"""A data file the catalog lists is lost (issue 39, item 9): every command that opens the warehouse
+"""A data file the catalog lists is lost: every command that opens the warehouse
 exits 1 with one message naming the file and ``paipu check --warehouse DIR --repair``, every
 dashboard page says so, ``paipu check`` lists it (exit 1), ``--repair`` drops the rows it held in
 one snapshot and names the sources, and ingesting them again gives back every row — on the

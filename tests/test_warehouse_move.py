@@ -1,4 +1,4 @@
-"""A warehouse folder opens wherever it is (issue 39, item 10): moved with ``mv``, or copied with
+"""A warehouse folder opens wherever it is: moved with ``mv``, or copied with
 ``cp -r`` (a backup restored elsewhere, the original gone), ``paipu report``, ``paipu ingest`` of a
 new file, ``paipu compact`` and ``paipu check`` work there and find every row; a copy is a warehouse
 of its own. With a PostgreSQL catalog the folder moves the same way (the catalog stays where it is)."""
