@@ -482,7 +482,8 @@ def _games(n: int) -> str:
 def print_result(res: FitResult, console: Console) -> None:
     """The ruleset found, the evidence per option, then the invalid games by first error."""
     p = lambda s: console.print(Text(s), soft_wrap=True)  # noqa: E731 - text from logs is never markup
-    skipped = ", ".join(f"{n} {why.replace('_', ' ')}" for why, n in res.not_fitted.items())
+    skipped = ", ".join(f"{n} {'repeated game id' if why == 'repeated_game_id' else why}"
+                        for why, n in res.not_fitted.items())
     p(f"fit {res.variant}: {_games(res.games)}" + (f" ({res.own_rules} carry their own `rules` object and are judged "
                                                     f"by it)" if res.own_rules else "")
       + (f"; not fitted: {skipped}" if skipped else ""))
@@ -490,6 +491,9 @@ def print_result(res: FitResult, console: Console) -> None:
     p(f"valid under the defaults: {res.valid_default} of {res.games}"
       + (f"; with your --rules: {res.valid_start}" if fixed else "")
       + f"; under the ruleset found: {res.valid_found} of {res.games}")
+    if res.own_rules == res.games:
+        p("every game carries its own `rules` object and is judged by it: there is nothing to fit (fit a server's "
+          "logs that leave `rules` out, or strip it)")
     p("")
     p(f"ruleset found: --rules {res.rules_text}" if res.rules_text else "ruleset found: the defaults (no --rules)")
     p(f"as a rules object: {json.dumps(res.sure, ensure_ascii=False)}")
