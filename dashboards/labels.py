@@ -113,7 +113,7 @@ def cards_html(codes: Iterable[str] | None, deck: Deck, empty: str = "—") -> s
     return "".join(parts) if parts else html_text(empty)
 
 
-def option_text(option: Any, deck: Deck) -> str:
+def option_text(opt: Any, deck: Deck) -> str:
     """A legal option from the engine in words (``chi x1 with x2+x3`` → ``吃 小一 with 小二+小三``)."""
     def word(m: re.Match[str]) -> str:
         tok = m.group(0)
@@ -121,7 +121,7 @@ def option_text(option: Any, deck: Deck) -> str:
             return ACTS[tok]
         label, colour = card_info(tok, deck)
         return label if colour else tok
-    return re.sub(r"[^\s+,/()\[\]]+", word, str(option))
+    return re.sub(r"[^\s+,/()\[\]]+", word, str(opt))
 
 
 def group_options(options: Iterable[Any], deck: Deck) -> list[tuple[str, list[str]]]:

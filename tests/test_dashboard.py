@@ -86,7 +86,7 @@ def _games(root: Path) -> None:
             "record_sha256": gid, "source_file": "logs.jsonl", "source_line": len(games) + 1, "started_at": NOW,
             "table_id": "t1", "round": 1, "stake": 1, "n_seats": 3, "dealer": 0, "valid": valid,
             "error_code": err and err[0], "error_rule": err and ("guilin.turn" if err[0] != "result_mismatch" else "paipu.result"),
-            "error_message": err and (f"result.points: claimed 25, computed 21" if err[0] == "result_mismatch"
+            "error_message": err and ("result.points: claimed 25, computed 21" if err[0] == "result_mismatch"
                                       else "expected seat 2 to draw, got `draw` by seat 0"),
             "error_step": err and err[1], "n_errors": 1 if err else 0, "n_actions": 9, "outcome": outcome,
             "winner": winner, "win_card": "d7" if outcome == "win" else None,

@@ -90,7 +90,7 @@ with cols[1]:
 limit = int(ss["fit_n"])
 fitted = min(limit, total)
 st.caption(f"本玩法共 {total:,} 局 games of this variant; 拟合最近 {fitted:,} 局 fitting the latest {fitted:,}"
-           + ("" if fitted == total else f" — 只是一部分：提高上限可拟合更多（更慢）only part of them: raise the bound "
+           + ("" if fitted == total else " — 只是一部分：提高上限可拟合更多（更慢）only part of them: raise the bound "
                                          "to fit more (slower)") + ".")
 if ui.qp("fit") != "1":
     st.info("拟合要把每局按几十套规则重放：按“开始拟合”运行 — fitting replays every game under dozens of rulesets: "

@@ -762,7 +762,7 @@ class GuilinState(GameState):
                 raise self.fail("illegal_action", "dian_pao_bu_zhun_hu", "点炮不准胡: only flipped cards can be won")
         if ev.act == "peng" and s != w.src and self.hands[s][c] == 2:
             if w.kind == "discard" and not self.peng_discard:
-                raise self.fail("illegal_action", "peng", f"a discard cannot be 碰'd: only a card another seat turned up "
+                raise self.fail("illegal_action", "peng", "a discard cannot be 碰'd: only a card another seat turned up "
                                 "from the wall (004 §3.打牌 5: 碰,手中2张相同牌别家摸起1张相同牌; option peng_discard)")
             if self.chou_pai_peng and c in self.peng_passed[s]:
                 raise self.fail("illegal_action", "chou_pai", f"{self.label(c)} is a 臭牌 for seat {s}'s 碰: it could 碰 it "
@@ -774,7 +774,7 @@ class GuilinState(GameState):
                             "option kan_kai_duo_on_discard)")
         if ev.act == "chi":
             if w.kind == "discard" and not self.chi_discard:
-                raise self.fail("illegal_action", "chi_position", f"a discard cannot be eaten: only a card turned up from "
+                raise self.fail("illegal_action", "chi_position", "a discard cannot be eaten: only a card turned up from "
                                 "the wall by oneself or one's 上家 (004 §3.打牌 2: 吃,上家或自己摸起的牌; option chi_discard)")
             if w.kind == "discard" and s != self.xia(w.src):
                 raise self.fail("out_of_turn", "chi_position", f"only the 下家 (seat {self.xia(w.src)}) may 吃 a discard (上家可碰不能吃)")

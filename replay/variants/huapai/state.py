@@ -304,7 +304,7 @@ class HuapaiState(GameState):
         tail = self.owed in self.tail_acts
         if ev.tail != tail:  # 002 §2: 扎/開泛 在牌底起一張牌; 招 在牌面起一張牌 (or 牌底: zhao_bu_from); others the front
             why = (f"the replacement after `{self.owed}` comes from the 牌底 (tail: true)" if tail else
-                   (f"the replacement after `zhao` comes from the front of the wall (招: 在牌面起一張牌)" if self.owed
+                   ("the replacement after `zhao` comes from the front of the wall (招: 在牌面起一張牌)" if self.owed
                     else "a turn's draw comes from the front of the wall"))
             raise self.fail("illegal_action", "bu_pai_end", f"seat {s} drew from the {'tail' if ev.tail else 'front'}: {why}")
         c = self.card(ev.card)

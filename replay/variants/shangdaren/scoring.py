@@ -312,7 +312,7 @@ def judge(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], win_c
     _, total, cid, units, bd, pp, groups = best
     allg = (*table, *groups)
     if cid is None:
-        need = "21 胡 (屁胡, the hand holds 精)" if n_jing else f"11 胡 (清胡, no 精)"
+        need = "21 胡 (屁胡, the hand holds 精)" if n_jing else "11 胡 (清胡, no 精)"
         return Judgement(False, total, None, None, pp, allg, None, main, n_jing, tuple(held),
                          f"{total} 胡 is under the minimum: {need}")
     return Judgement(True, total, units, cid, bd is not None and "pengpeng" in bd, allg, bd, main, n_jing, tuple(held), None)
