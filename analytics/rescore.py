@@ -1,4 +1,4 @@
-"""``paipu rescore``: re-settle the warehouse's logged games under ruleset B (issue 19).
+"""``paipu rescore``: re-settle the warehouse's logged games under ruleset B.
 
 For a **scoring** option (``RuleOption.kind``: the same actions stay legal and the game unfolds the
 same, only the settlement changes) the games already played are the exact sample: each valid game's
@@ -511,7 +511,7 @@ def rescore_cmd(
                   console=None if as_json else Console(stderr=True), rules=rules)
     except ValueError as e:
         Console(stderr=True, highlight=False).print(Text(f"paipu rescore: {e}", style="red"), soft_wrap=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except (RuntimeError, OSError) as e:  # the warehouse's catalog cannot be opened, a disk error
         Console(stderr=True, highlight=False).print(Text(f"paipu rescore failed: {terminal_text(str(e))}", style="red"), soft_wrap=True)
         raise typer.Exit(1) from None

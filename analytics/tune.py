@@ -180,8 +180,8 @@ def run(variant: str, a: str, b: str, games: int, seed: int, warehouse: Path, *,
     :raises ValueError: unknown or unimplemented variant, an option or value not allowed, A equal to B,
         A and B at different seat counts (``players``), or ``games`` < 1.
     """
-    from ingest.views import connect
     from ingest.run import ingest
+    from ingest.views import connect
     from replay import variants
     from replay.options import make_ruleset, parse_overrides
 
@@ -344,7 +344,7 @@ def tune_cmd(
                   console=Console(stderr=True), experiments=experiments)
     except ValueError as e:
         console.print(Text(f"paipu tune: {e}", style="red"))
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except (RuntimeError, OSError) as e:  # the warehouse's catalog cannot be opened or stays busy, a disk error
         console.print(Text(f"paipu tune failed: {terminal_text(str(e))}", style="red"))
         raise typer.Exit(1) from None

@@ -1,8 +1,9 @@
 """A million-game ingest, streamed, with its peak memory: ``python -m bench.million [--games N]``.
 
-Issue 7 asks for the peak memory of ingesting 1M games "streaming, not all in memory". Simulating
-a million games would take hours here, so the input is the cached 20,000-game guilin bench corpus
-(``make bench`` or ``python -m bench.run --only replay --variants guilin`` writes it) repeated:
+The ingest streams, so its peak memory must not grow with the input: 1M games are never all in
+memory. Simulating a million games would take hours here, so the input is the cached 20,000-game
+guilin bench corpus (``make bench`` or ``python -m bench.run --only replay --variants guilin``
+writes it) repeated:
 copy ``r`` of game ``i`` gets the id ``m<r>-<original id>`` and a ``started_at`` in month
 ``2026-01 + r mod 12``, so every line is a distinct game that replays valid and the warehouse
 fills twelve month partitions. The repeats replay like their originals (same deal, same events),
@@ -24,7 +25,6 @@ from pathlib import Path
 
 from bench.common import BUILD
 from bench.corpus import corpus_path, read_corpus
-
 
 _STARTED = re.compile(rb'"started_at":"[^"]*"')
 

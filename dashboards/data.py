@@ -11,7 +11,6 @@ and tests use it directly.
 from __future__ import annotations
 
 import functools
-
 import json
 from dataclasses import dataclass
 from datetime import date

@@ -116,7 +116,7 @@ def position_tests(counts: pl.DataFrame) -> list[dict[str, Any]]:
                 continue
             obs[(c, seg)] += n
         seg_size: Counter = Counter()
-        for (c, seg), n in obs.items():
+        for (_, seg), n in obs.items():
             seg_size[seg] += n
         segs = sorted(seg_size)
         kinds = sorted(comp, key=deck.index)

@@ -5,7 +5,7 @@ The names of ids (variants, acts, hand types, options, …) are :mod:`analytics.
 Card names and colours come from ``replay.cards`` (spec §3: 字牌 red = 二七十 / 贰柒拾); nothing
 here renders a raw code when the deck knows it.
 
-Everything that came from a log is shown as text (issue 20), through one of two escapes built on
+Everything that came from a log is shown as text, never as markup, through one of two escapes built on
 :func:`plain` (the text on one line): :func:`text` for Markdown (a code span: literal, and never
 auto-linked — Streamlit links bare URLs in plain text even when escaped) and :func:`html_text`
 for HTML, which must sit in one raw HTML block (a line starting with ``<div``) so Markdown never
@@ -19,8 +19,25 @@ import re
 from typing import Any, Iterable
 
 # the names (analytics.names, shared with `paipu report`), re-exported: the pages read one word list
-from analytics.names import ACTS, BREAKDOWN, HAND_TYPES, OPTIONS, OUTCOMES, RESULT_FIELDS, VARIANTS, WIN_KINDS  # noqa: F401
-from analytics.names import error_label, group_kind, hand_type, name, option, points_unit, term, units_unit, zh  # noqa: F401
+from analytics.names import (  # noqa: F401  # noqa: F401
+    ACTS,
+    BREAKDOWN,
+    HAND_TYPES,
+    OPTIONS,
+    OUTCOMES,
+    RESULT_FIELDS,
+    VARIANTS,
+    WIN_KINDS,
+    error_label,
+    group_kind,
+    hand_type,
+    name,
+    option,
+    points_unit,
+    term,
+    units_unit,
+    zh,
+)
 from replay.cards import HUAPAI, HUAPAI_LAI, SHANGDAREN, ZIPAI, Deck
 
 _BREAKS = {ord(c): " " for c in "\r\n\x0b\x0c\x85\u2028\u2029"}

@@ -231,7 +231,8 @@ def check_cmd(
     Exit status 0 when every file is there (or the repair is done); 1 when a file is lost (without
     --repair) or the catalog cannot be opened or changes meanwhile; 2 for a usage error.
     """
-    from ingest.warehouse import catalog_of, check_files, repair as repair_files
+    from ingest.warehouse import catalog_of, check_files
+    from ingest.warehouse import repair as repair_files
 
     if catalog_of(warehouse) is None:
         raise typer.BadParameter(f"{warehouse} is not a DuckLake warehouse (no catalog)", param_hint="--warehouse")

@@ -33,8 +33,18 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeE
 from ingest.dedupe import Index
 from ingest.reader import MAX_LINE_BYTES, FileStats, Line, find_inputs, read_lines
 from ingest.rows import ChunkResult, Counts, Pseudonymizer, process_chunk
-from ingest.warehouse import (BUSY_SECONDS, PART_SUFFIX, STAGING, Warehouse, WarehouseBusy, backoff, is_conflict,
-                              read_part, retrying, write_part)
+from ingest.warehouse import (
+    BUSY_SECONDS,
+    PART_SUFFIX,
+    STAGING,
+    Warehouse,
+    WarehouseBusy,
+    backoff,
+    is_conflict,
+    read_part,
+    retrying,
+    write_part,
+)
 from replay.record import terminal_text
 from replay.workers import process_pool
 
@@ -697,7 +707,7 @@ class _Live:
             return
         if not self.open:
             # the workers hold the cores: a second DuckDB thread only adds its coordination
-            # (measured on a segment's inserts: 84 -> 60 us of CPU a 桂林 game)
+            # (bench/README.md)
             self.wh.threads(1)
             self.head = self.wh.head()
             self.wh.begin()

@@ -61,7 +61,7 @@ def validate_cmd(
         inputs, skipped = find_inputs(files)
     except FileNotFoundError as e:
         typer.echo(f"paipu validate: {terminal_text(str(e))}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     for f in skipped:
         typer.echo(f"paipu validate: skipped {shown_path(f)} (not a .jsonl, .jsonl.gz or .jsonl.zst file)", err=True)
     if not inputs:

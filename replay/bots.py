@@ -10,7 +10,6 @@ from typing import Mapping
 from replay.engine import Option
 from replay.record import Event
 
-
 STRONGER: dict[str, tuple[str, str]] = {
     "guilin": ("ev", "+1.22 [+0.94, +1.49]"),
     "zipai": ("ev", "+0.93 [+0.66, +1.20]"),
@@ -24,7 +23,8 @@ seats rotated, bench/README.md) measured stronger than the heuristic bot — the
 zero, and still above zero once corrected for the eight variants tested (Bonferroni, 99.4%) — and
 fast enough for a default ``paipu tune`` (≥ 5 games/s a core with every seat played by it).
 ``paipu tune --bots auto`` plays it there (analytics.tune.resolve_bots), the heuristic bot elsewhere.
-The figures: units a game, 95%, over 450–1,600 deals (ranges pooled; 沅江: its two ranges drawn fresh, 1,600 deals; docs/bots.md, session 6)."""
+The figures: units a game, 95%, over 450–1,600 deals (ranges pooled; 沅江: its two ranges drawn fresh,
+1,600 deals; bench/README.md, docs/bots.md)."""
 
 
 class RandomBot:

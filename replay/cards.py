@@ -31,7 +31,7 @@ _BIG = "壹贰叁肆伍陆柒捌玖拾"
 @cython.locals(table=dict, out=list)
 def _looked_up(deck: "Deck", table: dict, cards: Iterable[str]) -> list:
     """``table``'s value for each of ``cards``, in order (a typed loop: compiled, one C-level lookup
-    a card, issue 18). The first card not in ``table`` raises as :meth:`Deck.index` does."""
+    a card). The first card not in ``table`` raises as :meth:`Deck.index` does."""
     out = []
     for c in cards:
         got = table.get(c)
@@ -134,15 +134,15 @@ class Deck:
     @cython.locals(out=list, codes=tuple, cs=list, i=cython.Py_ssize_t, m=cython.Py_ssize_t, n=cython.Py_ssize_t,
                    j=cython.Py_ssize_t)
     def expand(self, counts: Iterable[int]) -> list[str]:
-        """Codes of a count vector, in deck order (typed loops over the counts, issue 18: a count
-        is a card's copies, far inside a C index)."""
+        """Codes of a count vector, in deck order (typed loops over the counts: a count is a
+        card's copies, far inside a C index)."""
         codes = self.codes
         cs = counts if type(counts) is list else list(counts)
         out = []
         m = min(len(codes), len(cs))  # zip's length
         for i in range(m):
             n = cs[i]
-            for j in range(n):  # none for a kind not held (most)
+            for j in range(n):  # noqa: B007 - j is the typed C counter (cython.locals); none for a kind not held
                 out.append(codes[i])
         return out
 

@@ -132,21 +132,21 @@ def simulate_cmd(
         overrides: dict[str, Any] = parse_overrides(rules, spec.options)
     except ValueError as e:
         typer.echo(f"paipu simulate: --rules: {e}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     from replay.simulator import seat_bots, simulate
 
     try:
         seat_bots(variant, bots, overrides)
     except ValueError as e:
         typer.echo(f"paipu simulate: --bots: {e}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     recorded = None
     if deals is not None:
         try:
             recorded = _read_deals(deals, spec)
         except (OSError, ValueError) as e:
             typer.echo(f"paipu simulate: --deals {deals}: {e}", err=True)
-            raise typer.Exit(2)
+            raise typer.Exit(2) from None
     out.parent.mkdir(parents=True, exist_ok=True)
     if recorded is not None:
         lines = [msgspec.json.encode(r) for r in simulate(variant, len(recorded), seed, bots, overrides, deals=recorded)]

@@ -23,7 +23,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from dashboards.demo import Demo, build as build_demo
+from dashboards.demo import Demo
+from dashboards.demo import build as build_demo
 
 ROOT = Path(__file__).resolve().parent.parent
 TUNE_DEALS = 300

@@ -18,11 +18,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from apptest_util import open_page
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from apptest_util import open_page
 from dashboards.labels import html_text, plain, text
 from ingest.run import ingest
 

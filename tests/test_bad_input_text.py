@@ -11,7 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 from ingest.run import ingest
 from ingest.views import connect
 from ingest.warehouse import read_rows

@@ -12,12 +12,11 @@ import stat
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import typer
 from typer.testing import CliRunner
-
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ingest.cli import compact_cmd
 from ingest.run import ingest
@@ -115,6 +114,7 @@ def test_a_damaged_catalog_is_a_clear_error_in_every_command(wh, tmp_path, monke
     exits 1 with one line naming the catalog and SQLite's reason — no traceback — and the
     dashboard says so instead of raising."""
     from apptest_util import open_page, page_text
+
     from paipu.cli import app
 
     (wh / "catalog.sqlite").write_bytes(b"not a database, " * 64)

@@ -19,9 +19,8 @@ import shutil
 import urllib.parse
 from pathlib import Path
 
-import pytest
-
 import demo_warehouse
+import pytest
 from apptest_util import MARKDOWN, MARKDOWN_GAMES, dashboard, markdown_claim_warehouse
 
 ROOT = Path(__file__).resolve().parent.parent

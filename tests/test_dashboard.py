@@ -15,9 +15,8 @@ import duckdb
 import polars as pl
 import pytest
 import typer
-from streamlit.testing.v1 import AppTest
-
 from apptest_util import open_page, page_text
+from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
 from dashboards import audit as audit_mod

@@ -14,10 +14,10 @@ from urllib.parse import parse_qsl, urlencode
 import msgspec
 import pytest
 import streamlit as st
+from apptest_util import open_page, page_text
 from markdown_it import MarkdownIt
 
 from analytics import fit as fit_mod
-from apptest_util import open_page, page_text
 from dashboards import conformance, ui
 from ingest.run import ingest
 from ingest.views import connect

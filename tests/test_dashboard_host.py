@@ -15,8 +15,8 @@ import os
 import socket
 
 import pytest
-
 from apptest_util import dashboard
+
 from dashboards.serve import host_allowed
 
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import pytest
+from apptest_util import MARKDOWN, MARKDOWN_GAMES, markdown_claim_warehouse, open_page
 from markdown_it import MarkdownIt
 from typer.testing import CliRunner
 
-from apptest_util import MARKDOWN, MARKDOWN_GAMES, markdown_claim_warehouse, open_page
 from dashboards import audit as audit_mod
 from dashboards import labels
 

@@ -4,17 +4,15 @@ through every text input and query parameter."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
-from datetime import date
-
+import demo_warehouse
 import polars as pl
 import pytest
+from apptest_util import open_page, page_text
 from streamlit.testing.v1 import AppTest
 
-from apptest_util import open_page, page_text
-
-import demo_warehouse
 from dashboards import players, ui
 from ingest.views import connect
 

@@ -8,10 +8,10 @@ the join supplied (variant, ruleset_id, valid, experiment, and ``is_winner`` nul
 
 from __future__ import annotations
 
+import demo_warehouse
 import pytest
 from polars.testing import assert_frame_equal
 
-import demo_warehouse
 from analytics import queries as q
 from dashboards import data
 from ingest.views import connect

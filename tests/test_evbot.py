@@ -8,6 +8,7 @@ import random
 
 import msgspec
 import pytest
+from test_rollout import _hidden_shuffle, _states
 
 from replay import variants
 from replay.engine import Phase
@@ -15,7 +16,6 @@ from replay.evbot import EVBot
 from replay.options import make_ruleset
 from replay.replayer import replay_line
 from replay.simulator import _bots, simulate
-from test_rollout import _hidden_shuffle, _states
 
 EV_VARIANTS = ["guilin", "zipai", "yuanjiang_guihuzi", "sanjing_huapai", "wujing_huapai", "shuangbiegan_huapai"]
 OTHER = ["tongcheng_gezi", "shangdaren"]  # an ev bot, not measured stronger

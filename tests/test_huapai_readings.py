@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from test_sanjing_huapai import case, crafted, group, rec_kinds, run
 
+from replay import variants
 from replay.judge import judge
 from replay.options import make_ruleset
 from replay.record import Event
-from replay import variants
-from test_sanjing_huapai import case, crafted, group, rec_kinds, run
 
 S3, S5, LAI = "sanjing_huapai", "wujing_huapai", "shuangbiegan_huapai"
 

@@ -14,6 +14,7 @@ import random
 from functools import lru_cache
 
 import pytest
+from test_sanjing_huapai import OFF_DEFAULT  # every option away from its default
 
 from replay import simulator
 from replay.engine import Phase
@@ -23,7 +24,6 @@ from replay.replayer import replay_record
 from replay.score import score_case
 from replay.variants.huapai.cases import score_case_of
 from replay.variants.huapai.state import R_HU
-from test_sanjing_huapai import OFF_DEFAULT  # every option away from its default
 
 VARIANTS = ("sanjing_huapai", "wujing_huapai", "shuangbiegan_huapai")
 # heuristic games per rule set, by the variant's win share (~70% 三精, ~78% 五精, ~90% 雙別桿): ≥ 2,000 wins

@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from judgment_util import check_every_win, check_position
+
 from replay.replayer import replay_record
 from replay.simulator import simulate
 from replay.variants.shangdaren.position import score_case_of

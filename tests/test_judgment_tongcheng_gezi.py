@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from judgment_util import replay_accepts
 
 from replay.engine import Phase
 from replay.options import make_ruleset
@@ -21,8 +22,6 @@ from replay.score import score_case
 from replay.simulator import simulate
 from replay.variants import get
 from replay.variants.tongcheng_gezi.cases import score_case_of
-
-from judgment_util import replay_accepts
 
 V = "tongcheng_gezi"
 # Every reading moved at a 4-seat table (the 撿 restrictions, 碰 values, the won-on discard, claim

@@ -45,7 +45,7 @@ def test_compiled_and_python_kernels_answer_byte_for_byte(tmp_path: Path) -> Non
         runs[mode] = (out, subprocess.Popen([sys.executable, str(ROOT / "tests" / "kernel_dump.py"), str(out)],
                                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
     said = {}
-    for mode, (out, p) in runs.items():
+    for mode, (_, p) in runs.items():
         stdout, stderr = p.communicate(timeout=1800)
         assert p.returncode == 0, f"{mode}: {stderr.decode()[-2000:]}"
         said[mode] = stdout.decode().strip()

@@ -264,6 +264,7 @@ def test_score_case_errors_and_zimo():
 
 def test_score_cli(tmp_path):
     from typer.testing import CliRunner
+
     from paipu.cli import app
 
     p = tmp_path / "cases.jsonl"

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from test_sanjing_huapai import OFF_DEFAULT, case, check_sims, crafted, group, run, sim
 
 from replay.record import Event
 from replay.replayer import replay_line
-from test_sanjing_huapai import OFF_DEFAULT, case, check_sims, crafted, group, run, sim
 
 V = "shuangbiegan_huapai"
 

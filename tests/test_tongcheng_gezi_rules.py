@@ -7,9 +7,8 @@ Every expected number is derived in the comment beside it. 個子 per card (000 
 
 from __future__ import annotations
 
-import json
-
 import itertools
+import json
 import random
 
 import pytest

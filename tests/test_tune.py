@@ -11,12 +11,12 @@ import json
 import math
 from pathlib import Path
 
+import demo_warehouse
 import msgspec
 import pytest
 import typer
 from typer.testing import CliRunner
 
-import demo_warehouse
 from analytics import queries as q
 from analytics import stats, tune
 from ingest.views import connect

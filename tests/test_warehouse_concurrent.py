@@ -7,14 +7,13 @@ ingest sees only whole runs."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
-
-import fcntl
 
 import pytest
 

@@ -22,7 +22,6 @@ from paipu.cli import app
 from replay.simulator import simulate
 
 
-
 def _log(path: Path, variant: str, seed: int, n: int = 3) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"".join(msgspec.json.encode(r) + b"\n" for r in simulate(variant, n, seed, "heuristic", {})))

@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 
 import duckdb
+import pg_server
 import pytest
 from typer.testing import CliRunner
 
-import pg_server
 from ingest.run import ingest
 from ingest.warehouse import META, extension_path, lit, read_rows, snapshots
 from paipu.cli import app

@@ -10,9 +10,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from apptest_util import open_page, page_text
 from typer.testing import CliRunner
 
-from apptest_util import open_page, page_text
 from ingest.run import ingest
 from ingest.warehouse import parse_as_of, read_rows, snapshots
 

@@ -7,7 +7,6 @@ from collections import Counter
 
 import msgspec
 import pytest
-
 from test_sanjing_huapai import OFF_DEFAULT, case, check_sims, first_error, group, sim
 
 V = "wujing_huapai"

@@ -30,7 +30,7 @@ def table(s1: str, front: str, s0: str = "", s2: str = "") -> tuple[list[list[st
     assert all(n >= 0 for n in left.values()), +left
     assert len(h[1]) == 20
     rest, turn = [], 0
-    for c in (c for c in ZIPAI.codes for _ in range(left[c])):
+    for c in [k for k in ZIPAI.codes for _ in range(left[k])]:
         need = [s for s, size in ((0, 21), (2, 20)) if len(h[s]) < size and h[s].count(c) < 2]
         if not need:  # both full, or both hold two: the wall
             rest.append(c)

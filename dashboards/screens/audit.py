@@ -10,9 +10,8 @@ are only ever bound query parameters.
 from __future__ import annotations
 
 import pandas as pd
-import streamlit as st
-
 import polars as pl
+import streamlit as st
 
 from dashboards import audit as audit_mod
 from dashboards import labels, search, ui

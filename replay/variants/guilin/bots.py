@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import random
 
+from replay.bots import RandomBot
 from replay.cards import ZIPAI
 from replay.engine import Option
-from replay.record import Event
-from replay.variants.guilin import scoring as sc
-from replay.bots import RandomBot
-from replay.rollout import RolloutBot as _RolloutBot
 from replay.evbot import EVBot as _EVBot
-
+from replay.record import Event
+from replay.rollout import RolloutBot as _RolloutBot
+from replay.variants.guilin import scoring as sc
 
 # The shape search over counts packed into an int, 2 bits a kind (loose counts are 0..2): kind k's
 # count is ``(key >> 2k) & 3``. The recursion, its candidates and its float expressions are the

@@ -9,13 +9,12 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-from replay.engine import Option
-from replay.record import Event
 from replay.bots import RandomBot
-from replay.rollout import rollout_bot
+from replay.engine import Option
 from replay.evbot import ev_bot
+from replay.record import Event
+from replay.rollout import rollout_bot
 from replay.variants.huapai import scoring as sc
-
 
 _BITS = 3  # bits per character in a packed count (a character has at most 5 copies)
 _MEMO_MAX = 1_000_000  # values kept per 精 set before the memo starts afresh

@@ -9,13 +9,13 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
+from replay.bots import RandomBot
 from replay.cards import SHANGDAREN
 from replay.engine import Option
-from replay.record import Event
-from replay.variants.shangdaren import scoring as sc
-from replay.bots import RandomBot
-from replay.rollout import RolloutBot as _RolloutBot
 from replay.evbot import EVBot as _EVBot
+from replay.record import Event
+from replay.rollout import RolloutBot as _RolloutBot
+from replay.variants.shangdaren import scoring as sc
 
 JING = sc.JING_SET
 KU = sc.KU_FORBIDDEN

@@ -10,14 +10,13 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
+from replay.bots import RandomBot as _RandomBot
 from replay.cards import HUAPAI
 from replay.engine import Option
-from replay.record import Event
-from replay.variants.tongcheng_gezi import scoring as sc
-from replay.bots import RandomBot as _RandomBot
-from replay.rollout import RolloutBot as _RolloutBot
 from replay.evbot import EVBot as _EVBot
-
+from replay.record import Event
+from replay.rollout import RolloutBot as _RolloutBot
+from replay.variants.tongcheng_gezi import scoring as sc
 
 # Per character: 3 + 0.3 × the 坎 bonus, and its 句 as (second, third, 3 + 0.3 × red) — the sums
 # shape_value adds first, in the same order, so the values are the same floats as spelt out.

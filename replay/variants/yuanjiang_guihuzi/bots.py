@@ -10,13 +10,13 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
+from replay.bots import RandomBot
 from replay.cards import ZIPAI
 from replay.engine import Option
-from replay.record import Event
-from replay.variants.yuanjiang_guihuzi import scoring as sc
-from replay.bots import RandomBot
-from replay.rollout import RolloutBot as _RolloutBot
 from replay.evbot import EVBot as _EVBot
+from replay.record import Event
+from replay.rollout import RolloutBot as _RolloutBot
+from replay.variants.yuanjiang_guihuzi import scoring as sc
 from replay.variants.yuanjiang_guihuzi.cases import _case_melds
 
 _STARTS: dict[int, tuple[tuple[int, int, int], ...]] = {i: tuple(s for s in sc.SENTENCES if s[0] == i) for i in range(20)}

@@ -12,7 +12,6 @@ from replay.variants import _BASE, VariantSpec
 from replay.variants.guilin import _position, _state
 from replay.variants.guilin.options import family_options
 
-
 SPEC = VariantSpec(
     id="zipai",
     seed="004_d2ed00504ff040a5.txt",
