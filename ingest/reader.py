@@ -31,6 +31,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import stat
 import zlib
 from dataclasses import dataclass
 from pathlib import Path, PosixPath
@@ -97,6 +98,24 @@ class Refused(PosixPath):
     reason = ""
 
 
+class Listed(PosixPath):
+    """An input file as :func:`find_inputs` listed it: ``ident`` is the (device, inode) of the
+    regular file it named then. :func:`read_lines` reads it only if the file it opens is that one,
+    so a symlink or a FIFO swapped in after the listing is never read."""
+
+    ident: tuple[int, int] | None = None
+
+
+def _listed(path: Path) -> Path:
+    out = Listed(path)
+    try:
+        st = path.stat()
+    except OSError:  # vanished since: read_lines reports it
+        return out
+    out.ident = (st.st_dev, st.st_ino)
+    return out
+
+
 def _refused(path: Path, rule: str, reason: str) -> Refused:
     out = Refused(path)
     out.rule, out.reason = rule, reason
@@ -145,7 +164,10 @@ def find_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[Path]]:
                 skipped.append(p)
             return
         # only regular files (symlinks to them too): a FIFO would block, a dangling link fails
-        (inputs if has_input_suffix(p) and p.is_file() else skipped).append(p)
+        if has_input_suffix(p) and p.is_file():
+            inputs.append(_listed(p))
+        else:
+            skipped.append(p)
 
     def unlisted(e: OSError) -> None:
         where = Path(e.filename) if e.filename else None
@@ -253,6 +275,7 @@ def read_lines(path: Path | str, *, max_line_bytes: int = MAX_LINE_BYTES,
         Never raises for bad or unreadable content.
     """
     refused = path if isinstance(path, Refused) else None
+    listed = path.ident if isinstance(path, Listed) else None
     path = Path(path)
     source = source_text(str(path))
     st = stats if stats is not None else FileStats(source)
@@ -315,14 +338,27 @@ def read_lines(path: Path | str, *, max_line_bytes: int = MAX_LINE_BYTES,
                             f"{path.name}: {refused.reason}")
         return
     try:
-        st.size = path.stat().st_size
-        fh = open(path, "rb")
+        # non-blocking: a FIFO swapped in since the listing is refused below, never waited on
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as e:
         st.error = f"cannot open: {e}"
         st.lines = 1
         yield _problem_line(source, 1, b"", hashlib.sha256(b"").hexdigest(), 0, "bad_json", "paipu.io",
                             f"{path.name}: {st.error}")
         return
+    opened = os.fstat(fd)
+    swapped = listed is not None and (opened.st_dev, opened.st_ino) != listed
+    if swapped or not stat.S_ISREG(opened.st_mode):
+        os.close(fd)
+        st.error = ("not the file that was listed (replaced since, by a link or another file): not read" if swapped
+                    else "not a regular file: not read")
+        st.lines = 1
+        yield _problem_line(source, 1, b"", hashlib.sha256(b"").hexdigest(), 0, "bad_json",
+                            "paipu.symlink" if swapped else "paipu.io", f"{path.name}: {st.error}")
+        return
+    os.set_blocking(fd, True)
+    st.size = opened.st_size
+    fh = os.fdopen(fd, "rb")
     with fh:
         read = _chunk_reader(path, fh)
         start = b""  # the first bytes, held until a BOM can be told apart (it is dropped)

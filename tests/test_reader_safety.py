@@ -149,3 +149,27 @@ def test_memory_follows_the_input_bytes_not_its_line_count(tmp_path):
                        "--workers", "2"], 0)
     assert rss < 450 * 1024, f"{rss // 1024} MB"
     assert _stored(tmp_path / "wh", "SELECT count(*), any_value(rule) FROM rejects") == [(1, "paipu.json")]
+
+
+def test_a_link_or_fifo_swapped_in_after_the_listing_is_not_read(tmp_path):
+    from ingest.reader import read_lines
+
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(SECRET + b"\n")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    _write(logs / "c.jsonl", _games(1, 1))
+    (logs / "b.jsonl").symlink_to(logs / "c.jsonl")  # inside the folder when listed
+    _write(logs / "d.jsonl", _games(1, 2))
+    inputs, _ = find_inputs([logs])
+    assert [p.name for p in inputs] == ["b.jsonl", "c.jsonl", "d.jsonl"]
+    (logs / "b.jsonl").unlink()
+    (logs / "b.jsonl").symlink_to(outside)  # swapped before it is read
+    (logs / "d.jsonl").unlink()
+    os.mkfifo(logs / "d.jsonl")  # a FIFO would block a plain open forever
+    got = {p.name: list(read_lines(p)) for p in inputs}
+    (b,), (d,) = got["b.jsonl"], got["d.jsonl"]
+    assert (b.problem.rule, b.raw) == ("paipu.symlink", b"") and "not the file that was listed" in b.problem.message
+    # a new file (paipu.symlink), or, when it took the old inode's number, not a regular file (paipu.io)
+    assert d.problem.rule in ("paipu.symlink", "paipu.io") and d.raw == b"" and "not read" in d.problem.message
+    assert not got["c.jsonl"][0].problem
