@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from ingest.reader import MAX_LINE_BYTES
 from ingest.run import ENGINES, IngestReport, ingest
 from ingest.warehouse import WarehouseBusy, WarehouseMismatch
 from replay.cli import rules_option, rules_text
-from replay.record import terminal_text
+from replay.record import source_path, terminal_text
 
 
 def print_report(report: IngestReport, console: Console) -> None:
@@ -217,6 +218,15 @@ def snapshots_cmd(
     Console().print(t)
 
 
+def _shell(path: str) -> str:
+    """``path`` quoted for a POSIX shell; a name that is not UTF-8 as ``$'…'`` with its bytes."""
+    raw = os.fsencode(path)
+    try:
+        return shlex.quote(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return "$'" + "".join(chr(b) if 32 <= b < 127 and chr(b) not in "'\\" else f"\\x{b:02x}" for b in raw) + "'"
+
+
 def check_cmd(
     warehouse: Path = typer.Option(..., "--warehouse", help="Warehouse folder written by `paipu ingest`."),
     repair: bool = typer.Option(False, "--repair", help="Drop the rows of the files that are lost, in one transaction, "
@@ -285,9 +295,9 @@ def check_cmd(
         say(f"ingest {'these' if len(res.sources) > 1 else 'this'} {len(res.sources)} source "
             f"file{'s' if len(res.sources) > 1 else ''} again to write their rows back:")
         for src in res.sources:
-            say(f"  {src}" + ("" if Path(src).exists() else "   (not found here)"))
-        say(f"e.g. paipu ingest {' '.join(shlex.quote(s) for s in res.sources[:3])}{' …' if len(res.sources) > 3 else ''} "
-            f"--warehouse {shlex.quote(str(root))}")
+            say(f"  {src}" + ("" if Path(source_path(src)).exists() else "   (not found here)"))
+        say(f"e.g. paipu ingest {' '.join(_shell(source_path(s)) for s in res.sources[:3])}"
+            f"{' …' if len(res.sources) > 3 else ''} --warehouse {shlex.quote(str(root))}")
     else:
         say("nothing to ingest again: no rows of a source were dropped")
 

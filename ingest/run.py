@@ -45,7 +45,7 @@ from ingest.warehouse import (
     retrying,
     write_part,
 )
-from replay.record import terminal_text
+from replay.record import source_text, terminal_text
 from replay.workers import process_pool
 
 CHUNK_LINES = 256
@@ -583,7 +583,7 @@ class _Screen:
     def end_file(self, st: _FileState) -> None:
         """The file's :class:`FileReport`, with its screened counts."""
         c, s = self.counts, st.stats
-        self.report.files.append(FileReport(str(st.path), s.content_sha256, s.lines, s.blank, c.valid, c.invalid,
+        self.report.files.append(FileReport(source_text(str(st.path)), s.content_sha256, s.lines, s.blank, c.valid, c.invalid,
                                             c.rejected, c.duplicate, s.oversize, s.error, c.defaulted))
 
     def file(self, st: _FileState) -> None:
@@ -735,11 +735,9 @@ def _check_stored(wh: Warehouse, report: IngestReport) -> None:
 
     :raises StoredMismatch: naming the first file that differs.
     """
-    from replay.record import source_text
-
     stored = wh.source_rows([f.path for f in report.files])
     for f in report.files:
-        games, rejects = stored[source_text(f.path)]
+        games, rejects = stored[f.path]
         if (games, rejects) != (f.valid + f.invalid, f.rejected):
             raise StoredMismatch(f"{f.path}: the run counted {f.valid + f.invalid} games and {f.rejected} rejected "
                                  f"lines but would store {games} and {rejects}; nothing was committed")

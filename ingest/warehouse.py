@@ -54,9 +54,8 @@ WRITER = "_writer"
 """One-row table every commit updates: two concurrent commits conflict on it (see the docstring)."""
 PART_SUFFIX = ".arrow"
 """Staged parts are Arrow IPC files with lz4-compressed buffers: only this run reads them back,
-once. Measured per 桂林 game (CPU, bench/README.md, session 11): lz4 writes and reads in 34 µs at
-2.9 KB, zstd in 84 µs at 1.7 KB, uncompressed in 11 µs at 10.8 KB (a 1M-game run would stage
-11 GB)."""
+once: lz4 writes and reads them faster than zstd, in about a quarter of the bytes of no
+compression (bench/README.md)."""
 
 
 def write_part(table: pa.Table, path: Path) -> None:
@@ -597,12 +596,10 @@ class Warehouse:
                             "SEMI JOIN probe p ON g.game_id = p.game_id").fetchall()
 
     def source_rows(self, sources: list[str]) -> dict[str, tuple[int, int]]:
-        """``source_file`` → (games, rejects) stored for each of ``sources`` (input paths, named
-        as :meth:`replace_source` names them), as this transaction sees them."""
-        from replay.record import source_text
-
+        """``source_file`` → (games, rejects) stored for each of ``sources`` (named as the rows name
+        them: :func:`~replay.record.source_text`), as this transaction sees them."""
         assert self.con is not None
-        probe = pa.table({"source_file": [source_text(s) for s in sources]})  # noqa: F841
+        probe = pa.table({"source_file": list(sources)})  # noqa: F841
         got = {s: [0, 0] for s in probe.column("source_file").to_pylist()}
         for i, table in enumerate(("games", "rejects")):
             for src, n in self.con.sql(f"SELECT t.source_file, count(*) FROM lake.{table} t SEMI JOIN probe p "
@@ -966,7 +963,6 @@ def _run_records(con: Any, root: Path, readable: bool) -> dict[str, list[dict[st
 
 def _repair_once(con: duckdb.DuckDBPyConnection, root: Path, out: Repair) -> None:
     """One try of :func:`repair`'s transaction on the catalog's own tables (see its docstring)."""
-    from replay.record import source_text
 
     m = ident("__ducklake_metadata_lake")
     data_root = str(root / DATA) + "/"
@@ -1075,7 +1071,7 @@ def _repair_once(con: duckdb.DuckDBPyConnection, root: Path, out: Repair) -> Non
                 for f in records.get(run_id, []):
                     n = (f.get("valid") or 0) + (f.get("invalid") or 0) if table == "games" else f.get("rejected") or 0
                     if n and f.get("path"):
-                        got.add(source_text(f["path"]))
+                        got.add(f["path"])  # a run names its files as the rows do (source_text)
             return got
 
         for fid in gone:

@@ -173,3 +173,20 @@ def test_a_link_or_fifo_swapped_in_after_the_listing_is_not_read(tmp_path):
     # a new file (paipu.symlink), or, when it took the old inode's number, not a regular file (paipu.io)
     assert d.problem.rule in ("paipu.symlink", "paipu.io") and d.raw == b"" and "not read" in d.problem.message
     assert not got["c.jsonl"][0].problem
+
+
+def test_a_source_whose_name_is_not_utf8_is_named_so_it_can_be_ingested_again(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    _write(os.fsencode(logs) + b"/a\xff.jsonl", _games(3, 4))
+    _write(logs / "a\\udcff.jsonl", _games(3, 5))  # its escaped spelling, a name of its own
+    wh = tmp_path / "wh"
+    rep = ingest([logs], wh, workers=1, progress=False)
+    assert len({f.path for f in rep.files}) == 2  # the run's record keeps them apart too
+    for f in (wh / "data" / "main" / "games").rglob("*.parquet"):
+        f.unlink()
+    got = runner.invoke(app, ["check", "--warehouse", str(wh), "--repair"])
+    assert got.exit_code == 0, got.output
+    assert "not found here" not in got.output and "$'" in got.output and "\\xff" in got.output
+    ingest([logs], wh, workers=1, progress=False)
+    assert _stored(wh, "SELECT count(*) FROM games") == [(6,)]
