@@ -1,4 +1,4 @@
-"""Build of the compiled kernel (issue 18); everything else about the package is in pyproject.toml.
+"""Build of the compiled kernel; everything else about the package is in pyproject.toml.
 
 The modules of ``replay.kernel.MODULES`` are compiled by Cython in pure-Python mode (the same
 ``.py`` stays the importable reference) when a C compiler works; any failure — no compiler, a

@@ -1,4 +1,4 @@
-"""paipu's benchmark suite (issue 8): ``make bench`` = ``python -m bench.run``.
+"""paipu's benchmark suite: ``make bench`` = ``python -m bench.run``.
 
 Files by role:
 

@@ -9,7 +9,7 @@ for another kind, which mostly breaks the shape. Every hand respects four copies
 
 Cache policy of the timer: **cold** clears every cache of the scorer module before one pass over
 the corpus (each ``lru_cache`` and the shared table groups of melds, ``_MELDS``, with their 胡;
-since issue 18 the search keeps no memo); **warm** is a second pass right after, with the caches
+the search itself keeps no memo); **warm** is a second pass right after, with the caches
 as the cold pass left them. The checksum of the answers (points and
 group kinds of every hand) shows that a faster scorer still gives the same answers.
 """

@@ -2,7 +2,7 @@
 
 ``make bench`` times the yardstick at the start and the end of a run of several minutes, and the
 variants two at a time; on this VM python-chess's own rate moves by up to half within such a run
-(27–51k plies/s in session 9), so one run's ratios move by as much. This script times in one
+(bench/README.md), so one run's ratios move by as much. This script times in one
 process, python-chess just before and just after each figure, so each ratio divides by the
 yardstick of the same minute; several rounds give a median and a range. Figures: the replay and
 decode + replay events/s of guilin, zipai and 沅江 (the variants nearest their target), as ratios

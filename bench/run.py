@@ -1,4 +1,4 @@
-"""``make bench`` (= ``python -m bench.run``): every figure of issue 8 in one run.
+"""``make bench`` (= ``python -m bench.run``): every figure of bench/README.md in one run.
 
 Writes ``bench/results.json`` (``--quick``: ``build/bench/results-quick.json``), prints a table of
 every figure with its ratio to the yardstick (python-chess plies/s, measured at the start and at
@@ -141,7 +141,7 @@ def run_ingest(cfg: Config) -> dict[str, Any]:
         r = run_probe(inp, build / "tmp" / f"ingest-wh-{w}", w)
         r["loadavg_before"] = la
         out["runs"][f"w{w}"] = r
-    # issue 17: 1, 2 and 4 ingests at once into one warehouse (embedded catalog), and --engine dask
+    # 1, 2 and 4 ingests at once into one warehouse (embedded catalog), and --engine dask
     from bench.warehouse import time_dask, time_writers
 
     out["writers"] = {}
@@ -249,7 +249,7 @@ def figures(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """Issue 18's targets against this run's figures (issue 8's, before it, asked 2×, 200k hands/s and 10 min)."""
+    """The targets (bench/README.md) against this run's figures."""
     f = results.get("figures") or figures(results)
     out = []
 
@@ -260,7 +260,6 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         out.append({"target": name, "figure": fid, "value": x, "want": want, "cmp": ">=" if higher else "<=",
                     "met": x >= want if higher else x <= want})
 
-    # issue 18's targets (issue 8's were 2×, 2×, 200k and 10 min)
     add("guilin replay ≥ 3× python-chess plies/s (events/s per core)", "replay.guilin.replay.events_per_s", 3.0,
         "x_yardstick")
     for fid in sorted(k for k in f if k.startswith("replay.") and k.endswith(".replay.events_per_s")

@@ -368,7 +368,7 @@ def time_queries(root: Path, reps: int = 10, seed: int = 1) -> dict[str, Any]:
     return out
 
 
-# --- ingest throughput: concurrent writers and Dask (issue 17) ------------------------------------
+# --- ingest throughput: concurrent writers and Dask ---------------------------------------------
 
 _WRITER = """
 import json, sys, time

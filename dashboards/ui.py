@@ -532,7 +532,7 @@ def hbar(df: pl.DataFrame, cat: str, val: str, *, cat_title: str, val_title: str
     """Horizontal bars (categories on the y axis read well at phone width), value printed at the end."""
     # no y title: the section heading names the categories, and a vertical CJK title wastes phone width;
     # the order is the frame's, given explicitly: with sort=None Vega kept the previous data's order
-    # when a filter changed the rows in place (issue 15)
+    # when a filter changed the rows in place
     y = alt.Y(f"{cat}:N", title=None, sort=df[cat].to_list(),
               axis=alt.Axis(labelAngle=0, labelLimit=220, labelOverlap=False))
     x = alt.X(f"{val}:Q", title=val_title, axis=alt.Axis(labelAngle=0, format=fmt))

@@ -1,4 +1,4 @@
-"""Tamper-detection harness (issue 7): mutate valid logs once and see whether replay catches it.
+"""Tamper-detection harness: mutate valid logs once and see whether replay catches it.
 
 For every implemented variant (``replay.variants.VARIANTS``), :func:`run` simulates valid games
 (``replay.simulator.simulate``), applies single mutations of the kinds in :data:`KINDS` — change

@@ -61,12 +61,12 @@ TABLES: dict[str, pa.Schema] = {
         ("game_id", _S), ("ruleset_id", _S), ("winner", _I), ("mode", _S), ("cards", _LS),
         ("count", _I),
     ]),
-    # 花牌 family and 上大人: one row per 精 character the winner holds (issue 4)
+    # 花牌 family and 上大人: one row per 精 character the winner holds
     "jing": pa.schema([
         ("game_id", _S), ("ruleset_id", _S), ("winner", _I), ("main", _S), ("char", _S),
         ("hua", _I), ("su", _I), ("count", _I), ("hu", _I), ("is_main", _B),
     ]),
-    # 通城個子牌: one row per win, 個子 from cards vs from melds (issue 5)
+    # 通城個子牌: one row per win, 個子 from cards vs from melds
     "gezi": pa.schema([
         ("game_id", _S), ("ruleset_id", _S), ("n_seats", _I), ("winner", _I), ("points", _I),
         ("from_cards", _I), ("from_melds", _I), ("hua_cards", _I), ("special", _S), ("units", _I),

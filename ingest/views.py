@@ -17,7 +17,7 @@ still skips files on a ``variant`` filter). That view keeps working while the ne
 Hardening (checked with duckdb 2.0.1): file access is limited to the warehouse folder, external
 access and extension auto-install/-load are off, and the configuration is locked, so reading
 ``/etc/passwd``, ``ATTACH``, ``INSTALL`` or changing a setting fail. DuckDB always allows its temp
-folder too, by default ``<cwd>/.tmp`` (issue 20: ``COPY … TO`` and ``read_text`` worked there), so
+folder too, by default ``<cwd>/.tmp`` (``COPY … TO`` and ``read_text`` would work there), so
 each connection gets its own temp folder (created only when a query spills) inside a private
 folder of this process (``paipu-duckdb-*`` in the system temp folder, mode 0700, removed at exit).
 ``COPY … TO`` a path inside the warehouse or that temp folder still works: run only this
@@ -197,7 +197,7 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None,
     if snapshot is not None:
         raise ValueError(f"{root} is not a DuckLake warehouse: it has no snapshots (paipu migrate)")
     # Parquet footers read once per connection, not on every query (the dashboards ask dozens of
-    # queries of one connection; measured ~40-70 ms off each query on a 1M-game warehouse)
+    # queries of one connection)
     con.execute("SET parquet_metadata_cache = true")
     # trailing "/": name the folder itself, never a prefix (/wh must not allow /wh2; 2.0.1 already
     # refuses it, tests/test_analytics.py checks it stays so)

@@ -6,7 +6,7 @@ decorators as C types at compile time and never imports ``cython`` at run time; 
 they ``import cython`` and get Cython's shadow module, or this one where Cython is absent (a
 plain ``pip install`` builds in an isolated environment and leaves no Cython behind). Every name
 here does nothing at call time — decorators return their function, types are placeholders — so
-the module behaves the same with either (issue 18; bench/README.md measures both).
+the module behaves the same with either (bench/README.md measures both).
 
 Only the names the kernel modules use are here; a module that needs another adds it here.
 """

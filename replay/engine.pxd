@@ -1,4 +1,4 @@
-# C declarations of replay/engine.py's classes for the compiled kernel (issue 18; Cython reads this
+# C declarations of replay/engine.py's classes for the compiled kernel (Cython reads this
 # file beside the .py, which stays the importable reference). Fields are Python objects: the compiled
 # code keeps Python's values and semantics; what it saves is the attribute lookup, and, for the
 # methods declared here (cpdef), the Python call from compiled code.

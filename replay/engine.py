@@ -1,10 +1,12 @@
 """The engine core shared by every variant: phases, the wall, claim windows resolved by priority.
 
-A variant subclasses :class:`GameState` and fills the extension points named in
-``docs/architecture.md``: ``start_options``, ``window_options``, ``apply_claim``,
-``can_discard``, ``settle``. The core owns turn order, draws from either end of
-the wall, implicit and explicit passes, forced acts, and the end-of-log checks
-(truncated / trailing / 荒庄).
+A variant subclasses :class:`GameState` and fills what the core calls (``docs/architecture.md``,
+"Extension points a variant fills"): ``on_draw``, ``on_discard_phase``, ``apply_claim``,
+``window_closed``, ``legal_events`` and ``facts``, with each claim window's options built by its
+own ``start_options`` / ``window_options`` and handed to :class:`Window`; the explain hooks,
+``to_draw``, ``own_claim_allowed`` and ``pending_declarations`` have defaults it may override. The
+settlement is the variant's own. The core owns turn order, draws from either end of the wall,
+implicit and explicit passes, forced acts, and the end-of-log checks (truncated / trailing / 荒庄).
 
 Spec: ../shared/spec/log-format.md §4 (events, passes, forced acts, priority),
 §6 (error codes).
@@ -32,8 +34,7 @@ class Phase:
 
     Five singletons compared with ``is``, each with the ``name`` and ``value`` of an enum member.
     Not an :class:`enum.Enum`: in Python 3.11 the enum metaclass defines ``__getattr__``, which
-    makes every ``Phase.X`` a slow lookup (about 250 ns against 20 ns), and the engine reads the
-    phase several times an event.
+    makes every ``Phase.X`` a slow lookup, and the engine reads the phase several times an event.
     """
 
     __slots__ = ("name", "value")
@@ -74,8 +75,8 @@ class Option:
         the replayer matches logged events against them).
     :param rule: rule id that grants the option (for messages).
 
-    Compiled, an extension type with its fields in C (issue 18: made and read at every claim
-    window); equal and shown as the dataclass it was.
+    Compiled, an extension type with its fields in C (options are made and read at every claim
+    window); equal and shown as a dataclass would be.
     """
 
 
@@ -257,7 +258,7 @@ class GameState:
     Public surface (style.md: pokerkit): :meth:`apply` verifies then acts and raises
     :class:`RuleViolation` naming the rule; :meth:`legal_events` lists what may come
     next; :meth:`finish` checks the end of the log; :meth:`result` and :meth:`facts`
-    give the settlement and the warehouse facts; :meth:`snapshot` the table for audits.
+    give the settlement and the warehouse facts; a variant's ``snapshot`` the table for audits.
     """
 
     variant = "core"

@@ -1,7 +1,7 @@
-"""The expected-value bot: choices by what the seat's hand is worth under the ruleset (issue 19).
+"""The expected-value bot: choices by what the seat's hand is worth under the ruleset.
 
 The heuristic bots choose by hand shape alone; :class:`RolloutBot` (replay/rollout.py) asks the
-engine through full rollouts, which are slow (~0.6 games/s) and noisy (~7 units a world).
+engine through full rollouts, which are slow and noisy (bench/README.md).
 :class:`EVBot` asks the engine one cheaper question instead: *once ready (听), what does this hand
 win, and how likely is its winning card to come?* At a decision it values each candidate's
 resulting hand by

@@ -1,5 +1,5 @@
 """Why a settlement is disputed: the engine's winning split group by group, the bonuses as a worked
-sum, and the claimed figure beside each term (issue 15).
+sum, and the claimed figure beside each term.
 
 A game whose claimed result differs from the computed one (``result_mismatch``), or whose claimed
 胡 the engine refuses (``not_a_win``), is replayed to the step before its 胡. That state is a

@@ -1,4 +1,4 @@
-"""One judgment of a win: ``paipu score`` asks the engine that replays games (issue 13).
+"""One judgment of a win: ``paipu score`` asks the engine that replays games, not a second scorer.
 
 A score case (spec §8) is turned by its variant into a :class:`Position`: an engine state in which
 the winner faces the winning card exactly as it would in play — the window open on that card from

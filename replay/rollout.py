@@ -1,4 +1,4 @@
-"""The rule-aware bot: choices by the expected settlement under the ruleset being played (issue 19).
+"""The rule-aware bot: choices by the expected settlement under the ruleset being played.
 
 The heuristic bots choose by hand shape, so a rule that changes what a hand is worth (自摸 ×2, a
 higher 醒 value, a 放炮 penalty) cannot change how they play. :class:`RolloutBot` asks the engine

@@ -2,7 +2,7 @@
 
 Every case is judged by the engine itself (:mod:`replay.judge`): the variant turns the case into a
 game position (``VariantSpec.position``) and the engine's own 胡 decides, so ``paipu score`` and
-replay never disagree (issue 13: no second scorer).
+replay never disagree (no second scorer).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Whether a count vector splits into 3-card groups plus 2-card halves — the shape test shared by
 the families whose hands are groups and one 2-card remainder (通城個子牌's 句/坎 + 半句, 花牌's
-句/坎/扎/泛 + 聽頭; 沅江鬼胡子's 句 + 门子 has its own packed search since session 7,
+句/坎/扎/泛 + 聽頭; 沅江鬼胡子's 句 + 门子 has its own packed search,
 yuanjiang_guihuzi/scoring.py).
 
 Only existence is asked (the claim windows and 听 checks ask it for every seat and card, and

@@ -5,9 +5,9 @@ the caller: a forked copy of a process that runs threads — DuckDB's, a progres
 inherit a lock held by a thread that does not exist in the child and die or hang (seen in the
 tests: a ``tune`` run after DuckDB queries in the same process lost its workers).
 
-Workers exit when the process that made the pool dies, even by ``kill -9`` (issue 20: before, the
-workers, the forkserver and the resource tracker of a killed ingest stayed alive for minutes,
-~200 MB each). Each worker, in its initializer:
+Workers exit when the process that made the pool dies, even by ``kill -9`` (else the
+workers, the forkserver and the resource tracker of a killed ingest would stay alive, holding
+their memory). Each worker, in its initializer:
 
 - asks Linux for ``SIGKILL`` when its parent dies (``prctl(PR_SET_PDEATHSIG)``): the parent is the
   pool's owner under ``spawn``, the forkserver under ``forkserver``;

@@ -1,4 +1,4 @@
-"""The run's summary names the kernel under test (issue 18): compiled, or pure Python and why."""
+"""The run's summary names the kernel under test: compiled, or pure Python and why."""
 
 from __future__ import annotations
 

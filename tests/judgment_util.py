@@ -1,4 +1,4 @@
-"""Checks shared by the score = replay property tests (tests/test_judgment_<variant>.py, issue 13):
+"""Checks shared by the score = replay property tests (tests/test_judgment_<variant>.py):
 a variant passes its corpus and its ``score_case_of`` (state, seat -> spec §8 case)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A throwaway real PostgreSQL server for the tests of the PostgreSQL catalog (issue 17).
+"""A throwaway real PostgreSQL server for the tests of the PostgreSQL catalog.
 
 :class:`PgServer` runs ``initdb`` into a private folder, starts the server with ``pg_ctl start -w``
 on a free port whose socket lives in that folder (no TCP: several test processes never collide),

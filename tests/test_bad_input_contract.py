@@ -1,4 +1,4 @@
-"""Spec §4's event fields, checked (issue 20): ``from`` names a seat of the game and the card's real
+"""Spec §4's event fields, checked: ``from`` names a seat of the game and the card's real
 source when present; a field that an act does not take is ``schema`` / ``paipu.event`` at its step.
 
 The table below is the spec's, read independently of the engine: every act may name its ``card``

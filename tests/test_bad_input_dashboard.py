@@ -1,7 +1,7 @@
-"""Strings from a log are shown as text on every dashboard page (issue 20): no link, heading,
+"""Strings from a log are shown as text on every dashboard page: no link, heading,
 emphasis or raw HTML made of them, and no bare URL where Streamlit would auto-link it.
 
-A warehouse of hostile games — the issue's ``act`` (``"x\\n\\n[CLICK HERE](https://evil.example/phish)
+A warehouse of hostile games — an ``act`` (``"x\\n\\n[CLICK HERE](https://evil.example/phish)
 \\n\\n# INJECTED HEADING"``), and hostile game ids, player ids, table ids, experiment names, card
 codes and a rejected line's id — is opened page by page in ``AppTest``. Every Markdown body the page
 sends (Markdown, captions, alerts, headings, page-link labels) is parsed as CommonMark with HTML

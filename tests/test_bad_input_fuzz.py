@@ -1,4 +1,4 @@
-"""Bounded fuzz of every string of a record and of raw bytes (issue 20). A valid log of each
+"""Bounded fuzz of every string of a record and of raw bytes. A valid log of each
 implemented variant gets one string field — any value or key, ``x_`` extensions included — replaced
 by arbitrary text (lone surrogates, control characters, newlines, Markdown, quotes), written as JSON
 escapes, as raw CESU-8 surrogate bytes, or as arbitrary bytes inside the quotes; the line and, in

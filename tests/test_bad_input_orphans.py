@@ -1,4 +1,4 @@
-"""No orphans (issue 20): ``kill -9`` of only the main process of a pool — a bare ``process_pool``
+"""No orphans: ``kill -9`` of only the main process of a pool — a bare ``process_pool``
 and a real ``paipu ingest`` — leaves none of its workers, its forkserver or its resource tracker
 alive. The main process is left unreaped while the others are watched (a zombie owner is the hard
 case for a watchdog). Linux only: it reads the process tree from ``/proc``."""

@@ -1,4 +1,4 @@
-"""Text that does not encode (issue 20): a JSON string with a lone surrogate (``"\\ud800"``), a cut-off
+"""Text that does not encode: a JSON string with a lone surrogate (``"\\ud800"``), a cut-off
 line holding one, and a file name that is not UTF-8 each end as one row — a reject, or a game whose
 ``source_file`` is written with a backslash escape — in ``paipu ingest`` and ``paipu validate``
 alike; the run finishes (status ``done``) and the files after them are read."""

@@ -39,13 +39,13 @@ def test_every_section_runs_on_tiny_inputs_and_writes_its_results(tmp_path):
     runs = res["ingest"]["runs"]
     assert set(runs) == {"w1", "w2"} and all(r["games"] == 3 and r["valid"] == 3 for r in runs.values())
     assert all(r["peak_rss_mb"] > 0 for r in runs.values())
-    writers = res["ingest"]["writers"]  # issue 17: 1, 2, 4 ingests at once, each its own 3 games
+    writers = res["ingest"]["writers"]  # 1, 2, 4 ingests at once, each its own 3 games
     assert {k: (w["games"], w["commit_attempts"]) for k, w in writers.items()} == {
         "n1": (3, [1]), "n2": (6, [1, 1]), "n4": (12, [1, 1, 1, 1])}
     assert res["ingest"]["dask"]["games"] == 3 and "ingest.writers.n4.games_per_s" in res["figures"]
     q = res["queries"]
     assert q["warehouse_info"]["rows"]["games"] == 400 and q["queries"]
-    assert q["warehouse_info"]["format"] == "ducklake"  # the queries read the lakehouse (issue 17)
+    assert q["warehouse_info"]["format"] == "ducklake"  # the queries read the lakehouse
     broken = {k: v["error"] for k, v in q["queries"].items() if "error" in v}
     assert not broken, broken
     assert {v["page"] for v in q["queries"].values()} >= {"overview", "hand_types", "audit", "report"}

@@ -214,7 +214,7 @@ def claims_server(browser, tmp_path_factory):
 
 
 def test_a_claimed_result_is_text_in_the_browser(browser, claims_server):
-    """Issue 39: a game whose claimed result holds a link, a remote image, a heading and an <img>
+    """A game whose claimed result holds a link, a remote image, a heading and an <img>
     in each of its strings (``win_card``, ``jing.main``, ``hand_types``, ``breakdown`` keys,
     ``xing.cards``, an ``x_`` field): its audit page, as the browser renders it, has no link to the
     site named, no image from it (and fetches nothing from it), no heading made of it, and shows

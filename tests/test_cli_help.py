@@ -1,4 +1,4 @@
-"""``paipu … --help`` reads the classic way (issue 16): values named ``N``/``PATH``/``TEXT``, flags
+"""``paipu … --help`` reads the classic way: values named ``N``/``PATH``/``TEXT``, flags
 with none, no typer type names (``<bool>``, ``<int range>``, ``<list[Path]>``), and a docstring's
 wrapped lines joined, so a sentence is not cut where the source file wrapped it."""
 

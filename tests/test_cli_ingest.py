@@ -1,4 +1,4 @@
-"""``paipu ingest``'s output at 80 columns and in a pipe (issue 16): one-word headers (no
+"""``paipu ingest``'s output at 80 columns and in a pipe: one-word headers (no
 ``duplica``/``te``), a file name on one line (cut with … when it must be), a file's note under the
 table; ``--json`` prints the run's report instead."""
 

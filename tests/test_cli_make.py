@@ -1,4 +1,4 @@
-"""The two commands of the quick start (issue 16): ``make demo`` installs only the base
+"""The two commands of the quick start: ``make demo`` installs only the base
 dependencies (no test tools, dask, browser or chess: they were 40% of a fresh demo's time),
 ``make test`` the dev extra; what ``make -n`` would run, on a venv that does not exist yet."""
 

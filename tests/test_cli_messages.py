@@ -1,4 +1,4 @@
-"""Messages a person reads (issue 16): a card is named by its name and its code (``小十 (x10)``), a
+"""Messages a person reads: a card is named by its name and its code (``小十 (x10)``), a
 card code no deck has is told which deck (``字牌``, not the family id ``zipai`` that reads as a
 variant), and ``paipu score`` names the case (file, and line of a .jsonl) of each error."""
 

@@ -1,4 +1,4 @@
-"""Progress of ``make bench`` (issue 16): one plain line per finished section when stderr is not
+"""Progress of ``make bench``: one plain line per finished section when stderr is not
 a terminal (``PAIPU_PROGRESS_SECONDS=0``), drawn without a refresh thread (it would slow what is
 timed)."""
 

@@ -1,4 +1,4 @@
-"""``paipu report`` at 80 columns and in a pipe (issue 16): no box, headers wrapped at their words
+"""``paipu report`` at 80 columns and in a pipe: no box, headers wrapped at their words
 (never ``duplica``/``te``), every figure whole, no line wider than the terminal; ``--json`` gives
 the tables' rows unformatted; progress by variant on stderr."""
 

@@ -1,4 +1,4 @@
-"""``paipu simulate`` shows its progress (issue 16): plain lines with the count, rate, share and
+"""``paipu simulate`` shows its progress: plain lines with the count, rate, share and
 time left when stderr is not a terminal (``PAIPU_PROGRESS_SECONDS=0``: at every chunk), a rich bar
 with rate and ETA on one; the games do not depend on how they are cut into chunks."""
 

@@ -1,4 +1,4 @@
-"""``paipu tune`` from the command line (issue 16): its logs go to ``--experiments`` (default
+"""``paipu tune`` from the command line: its logs go to ``--experiments`` (default
 ``build/experiments``, outside ``build/demo`` that ``make demo`` deletes), the run shows its
 progress, and the printed result says how to bring the experiment back into a rebuilt warehouse."""
 

@@ -1,4 +1,4 @@
-"""``paipu validate`` reads and counts lines as ``paipu ingest`` does (issue 16): the same reader
+"""``paipu validate`` reads and counts lines as ``paipu ingest`` does: the same reader
 (a cut ``.jsonl.gz`` keeps its complete lines and is one ``paipu.compression`` reject, the files
 after it are read), the same codes (bad UTF-8 is ``paipu.utf8``), the same accounting
 (``read = valid + invalid + rejected + duplicate``, garbage is a reject, not a game)."""

@@ -191,7 +191,7 @@ def test_a_claimed_field_the_variant_never_computes_differs(variant, field, valu
 def test_a_replay_leaves_no_cycle_for_the_collector(variant):
     """A replayed game's objects are freed by their reference counts alone: nothing a replay makes
     refers back to itself (沅江's state kept its own bound window builder, so every replayed state
-    waited for the cyclic collector, and with 1,000 records alive that made decode ≈ 3x slower;
+    waited for the cyclic collector, which rescanned the records a batch keeps alive;
     compiled, the inner functions of the 通城 and 花牌 scorers made a cycle a judged hand)."""
     import gc
 

@@ -138,8 +138,8 @@ def test_worked_sums_follow_each_variants_formula():
 
 
 def test_rule_lines_follow_the_games_options():
-    """A rule line says the rule the game was played under, not the default (auditor's report,
-    session 6): the 舵 step, the 自摸 bonus, 上大人's hu_scale, 通城's 3-seat 分."""
+    """A rule line says the rule the game was played under, not the default (an auditor's
+    report): the 舵 step, the 自摸 bonus, 上大人's hu_scale, 通城's 3-seat 分."""
     from replay.explain import rule_lines
 
     g = rule_lines("guilin", {"tuo_step": 3, "zimo_bonus": "double"})

@@ -300,7 +300,7 @@ def test_player_deep_link_small_sample(monkeypatch, demo, sql):
     opp = _frame(at, "同桌 games")
     assert opp.iloc[0]["玩家 player"] == "player?player=ring-b" and opp.iloc[0]["同桌 games"] == demo_warehouse.RING_GAMES
     links = _links(at)
-    shown = f"{ui.lit(demo.ring_games[-1])} · "  # a game id is log text: a code span (issue 20)
+    shown = f"{ui.lit(demo.ring_games[-1])} · "  # a game id is log text: a code span
     assert (shown, "audit", f"game={demo.ring_games[-1]}") in [(l[:len(shown)], p, q) for l, p, q in links]
 
 

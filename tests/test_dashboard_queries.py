@@ -1,4 +1,4 @@
-"""The fast forms of the page and report queries (issue 8: p95 ≤ 300 ms on 1M games) give the
+"""The fast forms of the page and report queries (p95 ≤ 300 ms on 1M games) give the
 same figures as the plain SQL they replace, on the demo warehouse (real ingest: invalid games,
 a tuning experiment, two rulesets) under every kind of filter.
 

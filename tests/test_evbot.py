@@ -1,5 +1,5 @@
 """The expected-value bot (replay/evbot.py): its values are the judge's, it sees only the seat's
-view, its games replay valid and are deterministic, and it answers the ruleset (issue 19).
+view, its games replay valid and are deterministic, and it answers the ruleset.
 """
 
 from __future__ import annotations

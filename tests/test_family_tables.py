@@ -68,7 +68,7 @@ def test_family_page_shows_jing_gezi_and_dingzhuang(wh, monkeypatch):
     con, recs, warehouse = wh
     monkeypatch.setenv("PAIPU_WAREHOUSE", str(warehouse))
     app = Path(__file__).resolve().parents[1] / "dashboards" / "app.py"
-    def page(**params):  # the page shows the family figures of the one variant in scope (issue 15)
+    def page(**params):  # the page shows the family figures of the one variant in scope
         at = AppTest.from_file(str(app), default_timeout=60).run()
         at.switch_page("screens/families.py")
         for k, v in params.items():

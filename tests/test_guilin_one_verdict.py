@@ -46,7 +46,7 @@ D1_HAND = "x1 x2 x3 x4 x5 x6 x9 x10 d1 d2 d2 d3 d4 d5 d6 d7 d10"
 
 
 def test_score_sao_chuan_is_forced_before_the_win():
-    # The issue's case. With the 扫 kept and 小八 in the hand (七…九 needs it: 八九十) it would read
+    # With the 扫 kept and 小八 in the hand (七…九 needs it: 八九十) it would read
     # 18 胡 / 3 units; but the 扫穿 takes the card: 一二三 四五六 壹贰叁 贰柒拾 肆伍陆 leave 小九 小十
     # alone, and without a four-card set... with the 扫穿 (a four) a pair would be allowed, but
     # 九 十 are no pair: no win.
@@ -98,7 +98,7 @@ def test_replay_rejects_the_same_position():
 
 # -- defect 2: the 开舵 reading of the winning card (001 §开舵) -------------------------------------
 def test_score_kai_duo_of_ones_own_peng():
-    # The issue's case: 碰 小八 + one's own flip of the 4th = 开舵 (碰的开舵: 自己摸出第4张牌). Then
+    # 碰 小八 + one's own flip of the 4th = 开舵 (碰的开舵: 自己摸出第4张牌). Then
     # 开舵 小 6 + 一二三 3 + 壹贰叁 6 + 贰柒拾 6 + 肆伍陆 0 + 柒捌玖 0 + pair 五五 (beside the four) = 21 胡;
     # 舵 1 + 11//5 = 3, 自摸 +1 = 4. The 碰 kept, 小八 fits nothing: the old scorer said no win.
     c = case("x1 x2 x3 x5 x5 d1 d2 d2 d3 d4 d5 d6 d7 d7 d8 d9 d10", [("peng", "x8 x8 x8")], "x8")
@@ -388,7 +388,7 @@ def test_score_of_a_dealt_hand():
     assert out["win"] is False and "does not deal" in out["reason"]
 
 
-# -- 放炮必胡 cannot be skipped through a forced act (found by a tester in session 5) -------------------
+# -- 放炮必胡 cannot be skipped through a forced act ------------------------------------------------
 # zipai (放炮必胡 by default, 004 §3.打牌 6 "放必胡"): seat 1 was dealt 小五×3 and wins on seat 0's discard
 # of the 4th: 开舵 小 6 + 壹贰叁 6 + 一二三 3 + 二七十 3 + 贰柒拾 6 + 肆伍陆 0 + pair 捌捌 = 24 胡 → 舵
 # 1 + (24 − 10) // 3 = 5, 地胡 ×2 = 10 胡分; 翻醒 turns 肆 (the wall's front), held once: 醒分 1 → 11 units.
@@ -418,7 +418,7 @@ def test_fang_pao_bi_hu_is_not_skipped_by_a_kai_duo_then_a_discard():
         (2, "missing_forced_action", "guilin.fang_pao_bi_hu")]
 
 
-# -- 三笼五坎 with dealt fours laid down (found by a tester in session 5) -------------------------------
+# -- 三笼五坎 with dealt fours laid down ------------------------------------------------------------
 # Seat 1 dealt 小一×4 小二×4 小三×4: 三笼 (001 §玩法规则 三笼五坎 ×2舵), 3 × 9 = 27 胡 → 舵 1 + 17 // 5 = 4,
 # ×2 = 8 (no 醒 held). Under dealt_four = lay_down_pairs (004 §3.打牌 4) the fours are laid down as 扫穿
 # first and one replacement drawn: they are still dealt fours, so the 三笼 still wins at the start.
@@ -439,7 +439,7 @@ def test_sanlong_with_the_fours_laid_down():
     assert (v.computed["points"], v.computed["hand_types"]) == (27, ["sanlong_wukan"])
 
 
-# -- a 胡 ranked between another seat's 胡 and that seat's forced 开舵 (found by a tester in session 5) --
+# -- a 胡 ranked between another seat's 胡 and that seat's forced 开舵 -------------------------------
 # sim-zipai-203-0000276 step 21: seat 1 flips 捌 onto its own 碰 of 捌 — an optional 胡 (R_HU, the drawer
 # first) and a forced 开舵 (R_DUO); seat 0 can win on the same card (18 胡, 3 units, what `paipu score`
 # says of its position). 001 §技巧攻略 扫穿或扫>>胡牌>>开舵或碰>>吃: once seat 1 declines its 胡, seat 0's 胡

@@ -1,4 +1,4 @@
-"""The 桂林 scorer's search over one packed integer (issue 18): same answers as the memoised search
+"""The 桂林 scorer's search over one packed integer: same answers as the memoised search
 it replaced, its tie order, its input limits and its Split.
 
 The rules themselves are tested from the seed in tests/test_guilin_rules.py; tests/test_kernel.py
@@ -19,7 +19,7 @@ def K(codes: list[str]) -> list[int]:
 
 
 def test_the_bench_corpus_scores_as_the_memoised_search_did() -> None:
-    # Checksum and mix of best_split on the bench's hands (seed 3) as the scorer before issue 18
+    # Checksum and mix of best_split on the bench's hands (seed 3) as the memoised scorer
     # (an lru_cache'd search over byte strings, scoring.py of 405137b) gave them: every split's points
     # and group kinds and cards, in order. 1,345 + 800 + 1,855 = 4,000 hands.
     hands = build_hands(4000, 3)

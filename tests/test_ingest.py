@@ -357,7 +357,7 @@ def test_engine_crash_is_a_counted_reject():
 
 
 def test_a_second_ingest_while_a_writer_has_the_warehouse_open(tmp_path):
-    """No lock keeps writers out any more (issue 17): both commit, each in its own transaction."""
+    """No lock keeps writers out: both commit, each in its own transaction."""
     from ingest.warehouse import Warehouse
 
     with Warehouse(tmp_path / "wh"):

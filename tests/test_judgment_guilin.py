@@ -1,7 +1,7 @@
-"""桂林字牌 and 字牌: ``paipu score`` is replay (issue 13).
+"""桂林字牌 and 字牌: ``paipu score`` is replay.
 
 Two properties over simulated corpora (both bot kinds, the default rules and non-default option
-sets), and the issue's defects, each with values worked out from the seeds (001 =
+sets), and single cases, each with values worked out from the seeds (001 =
 001_b125067d32c1f7d7.txt, 004 = 004_d2ed00504ff040a5.txt):
 
 - every win: the score case of the winner's position (``position.score_case_of`` on the state at

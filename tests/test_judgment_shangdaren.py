@@ -1,4 +1,4 @@
-"""上大人: ``paipu score`` is replay (issue 13, 14). For every win of a simulated corpus (both bot
+"""上大人: ``paipu score`` is replay. For every win of a simulated corpus (both bot
 kinds, the default rules and two non-default option sets), the score case of the winner's
 position (``position.score_case_of`` on the state just before the 胡) gives replay's own result;
 and at sampled positions of the same games (a seat facing another seat's discard, or the card it
@@ -20,7 +20,7 @@ RULES_A = {"hu_scale": "flat", "ting_tou_jing": 8, "pengpeng_scope": "taihu_fan"
            "zhu_jing": "double", "green_as": "red"}
 RULES_B = {"players": 4, "dui_from": "shang_wei", "fang_pao": "all", "yao_pai": "front"}
 # ~2,100 wins (heuristic bots win 76 % of default games, 93 % under RULES_A, 37 % at 4 seats; random
-# bots almost never, their games give positions); about 20 s on one core
+# bots almost never, their games give positions)
 CORPORA = [("heuristic", {}, 800), ("heuristic", RULES_A, 1500), ("heuristic", RULES_B, 300),
            ("random", {}, 300), ("random", RULES_A, 300)]
 

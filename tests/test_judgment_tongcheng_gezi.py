@@ -30,7 +30,7 @@ RULES_A = {"jian_kan": "refused", "peng_gezi": "low", "win_triple": "peng", "win
            "jian_discard": "refused", "zimo_pay": "triple", "special_base": "one", "claim_order": "seat_order"}
 RULES_B = {"players": 3, "gezi_per_fen_3p": 9, "shidui_four": "no", "bu_pai": "tail"}
 # Heuristic bots win ~99 % of games, random bots ~5 % (their games give the sampled positions):
-# ~2,050 wins, about 25 s on one core, nearly all of it the heuristic bots' play.
+# ~2,050 wins; the heuristic bots' play is nearly all of the time it takes.
 CORPORA = [("heuristic", {}, 950), ("heuristic", RULES_A, 700), ("heuristic", RULES_B, 360),
            ("random", {}, 300), ("random", RULES_A, 150), ("random", RULES_B, 150)]
 

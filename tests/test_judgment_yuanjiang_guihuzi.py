@@ -1,4 +1,4 @@
-"""沅江鬼胡子: ``paipu score`` is replay (issue 13). For every win of a simulated corpus (both bot
+"""沅江鬼胡子: ``paipu score`` is replay. For every win of a simulated corpus (both bot
 kinds, the default rules and two non-default option sets, one of them a 2-seat table), the score
 case of the winner's position (``cases.score_case_of`` on the state at the winning card's window,
 or in its 出牌回合 for 天胡 / 胡 after 歪) gives replay's own result; and at sampled positions of

@@ -1,4 +1,4 @@
-"""The compiled kernel against the pure-Python reference (issue 18), and how the kernel is chosen.
+"""The compiled kernel against the pure-Python reference, and how the kernel is chosen.
 
 The differential test runs tests/kernel_dump.py twice, with ``PAIPU_KERNEL=python`` and
 ``PAIPU_KERNEL=compiled``, and requires byte-identical output: every simulated game, verdict,

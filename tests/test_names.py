@@ -65,7 +65,7 @@ def emitted() -> dict[str, set[str]]:
 
 
 def test_the_issue_names():
-    """The names of the rules docs, as the issue lists them."""
+    """The names of the rules docs."""
     want = {"nei_yuan": "内圆", "wai_yuan": "外圆", "qinghu": "清胡", "kuhu": "枯胡", "pihu": "屁胡",
             "yidian_hong": "一点红", "tianhu": "天胡", "sanlong_wukan": "三笼五坎", "yishou_hei": "一手黑"}
     assert {k: names.HAND_TYPES[k] for k in want} == want

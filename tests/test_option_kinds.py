@@ -1,4 +1,4 @@
-"""Rule option kinds (issue 19, replay/options.py ``RuleOption.kind``): a ``scoring`` option leaves
+"""Rule option kinds (replay/options.py ``RuleOption.kind``): a ``scoring`` option leaves
 every logged action legal — replaying a corpus re-labelled with any other value of it accepts every
 game's actions; only the settlement may differ (``result_mismatch``)."""
 

@@ -1,4 +1,4 @@
-"""``paipu rescore`` (issue 19): the warehouse's logged games re-settled under ruleset B by the one
+"""``paipu rescore``: the warehouse's logged games re-settled under ruleset B by the one
 engine. On a corpus simulated under A, the re-settlement of each game is exactly what ``paipu
 validate`` computes for the same game re-labelled with B — for every scoring option of every variant
 and each of its other values — and the figures are the paired differences of those settlements."""

@@ -1,5 +1,5 @@
 """The rule-aware bot (replay/rollout.py): what it may see, determinism, validity, and that it
-answers the ruleset (issue 19).
+answers the ruleset.
 
 Views: a state and a copy of it whose hidden cards (the other seats' concealed cards and the wall
 still to come) are rearranged look the same to the deciding seat — its worlds and its choice must

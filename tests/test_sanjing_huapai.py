@@ -380,12 +380,12 @@ def test_third_dui_makes_its_seat_pay(monkeypatch):
     assert found >= 3
 
 
-# -- 2. issue 14: open readings as rule options (docs/rules/huapai.md §Options) ----------------
+# -- 2. open readings as rule options (docs/rules/huapai.md §Options) -------------------------
 QI_FAN = ["七", "七", "七", "花七", "花七"]  # 七 泛 3素2花: 精泛 28, 56 as 主精
 
 
 def test_zha_in_hand_option():
-    # the issue's example: an undeclared 泛 of 七 counts 56 (group) ...
+    # an undeclared 泛 of 七 counts 56 (group) ...
     out = case(hand=QI_FAN + ["上"], win_card="上")
     assert (out["win"], out["points"], out["units"]) == (True, 56, 8) and group(out, "fan", QI_FAN)["points"] == 56
     # ... or is no group, and 七七七 坎 + 花七花七 + 上上 leave two 聽頭: no split at all

@@ -80,7 +80,7 @@ def test_pengpeng_scope_taihu_fan_only():
         assert (r["points"], r["units"], sorted(r["hand_types"])) == (58, 14, ["pengpeng", "taihu_fan"])
 
 
-# -- hu_scale = flat (a public 上大人 engine's values, issue 14) ------------------------------------
+# -- hu_scale = flat (a public 上大人 engine's values) -----------------------------------------------
 FLAT_MELDS = [("mao", "上上上上"), ("kai_mao", "孔孔孔孔"), ("dui", "化化化"), ("dui", "七七七")]
 
 

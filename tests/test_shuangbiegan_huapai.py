@@ -87,7 +87,7 @@ def test_lai_is_never_claimed():
     (["七", "七", "花七"], "kan", 12, 12),  # no 賴: the seed's 2素1花 6 either way
 ])
 def test_lai_hu_option(cards, kind, hua, gongan):
-    # the 七 group is the only 精 held (主精, doubled); the 聽頭 上上 brings nothing (issue 14: 96, 18, 24 vs 72, 16, 16)
+    # the 七 group is the only 精 held (主精, doubled); the 聽頭 上上 brings nothing
     for value, want in (("hua", hua), ("gongan", gongan)):
         out = case(V, hand=cards + ["上"], win_card="上", rules={"lai_hu": value})
         assert out["points"] == want and group(out, kind, cards)["points"] == want, (value, out["groups"])

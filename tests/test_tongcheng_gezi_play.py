@@ -445,12 +445,12 @@ def test_claim_order_option(four):
     assert [(s, a) for _, s, a in keys["seat_order"]] == [(1, "peng"), (2, "hu")]
 
 
-# -- issue 14: the 觀生 choice and the options that act in play ------------------------------------
+# -- the 觀生 choice and the options that act in play ----------------------------------------------
 GS_DEALT = ["孔"] * 4 + ["上"] * 4 + ["乙", "乙", "乙", "花乙"] + ["己"] * 4 + ["五"] * 3  # seat 1's 19 cards
 
 
 def test_guan_sheng_choice_in_replay(table):
-    # The issue's example (000 §操作規則 觀生: 兩組四個…玩家可以折散兩組四個牌中任意一組牌): seat 1 declares
+    # A worked example (000 §操作規則 觀生: 兩組四個…玩家可以折散兩組四個牌中任意一組牌): seat 1 declares
     # 觀生 孔×4 and later wins on a 九 discard with 上×4 as its 觀生 and the 孔 split: 孔花乙己 1 + 坎 孔孔孔,
     # 乙乙乙, 己己己 1 each + 坎 五五五 8 + 半句 八九 0 + 觀生 上 4 = 16 個子 → 2 分, the discarder pays 2.
     st = table({1: GS_DEALT}, ["八", "六", "子", "四"])

@@ -395,7 +395,7 @@ def test_may_win_never_hides_a_win():
 
 
 # -- 觀生 with several fours (000 §操作規則 觀生: 玩家可以折散兩組四個牌中任意一組牌) -----------------------
-# The hand after 觀生 孔×4 and a kept 八: 上×4 乙乙乙花乙 己×4 五×3 八, winning on a 九 discard.
+# A hand after 觀生 孔×4 and a kept 八: 上×4 乙乙乙花乙 己×4 五×3 八, winning on a 九 discard.
 # 孔 fixed: 上×4 has no split (上 is in 上大人 only). 上×4 as the 觀生 (red 4) and 孔 split: 孔花乙己 1 +
 # 坎 孔孔孔 1 + 坎 乙乙乙 1 + 坎 己己己 1 + 坎 五五五 2 + 3×2 = 8 + 半句 八九 0 → 16 個子 → 2 分.
 GS_HAND = ["上"] * 4 + ["乙", "乙", "乙", "花乙"] + ["己"] * 4 + ["五"] * 3 + ["八"]

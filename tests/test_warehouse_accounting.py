@@ -1,4 +1,4 @@
-"""Accounting (issue 7): every line ends in exactly one place, the rejects row carries what an
+"""Accounting: every line ends in exactly one place, the rejects row carries what an
 operator needs, each run is a row of ``ingest_runs``; the ``experiment`` column; the shuffle
 commitment as the warehouse records it."""
 

@@ -1,4 +1,4 @@
-"""The bad-input corpus (tests/data/bad/, issue 7): every case is ingested on its own and must end
+"""The bad-input corpus (tests/data/bad/): every case is ingested on its own and must end
 exactly as its manifest entry says — the counts, each reject's code, rule and message fragment,
 each stored game's verdict — and never crash the run. Plus inputs that cannot live in git
 (a FIFO, a dangling symlink, an unreadable file)."""

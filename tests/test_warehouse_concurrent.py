@@ -1,4 +1,4 @@
-"""Many writers (issue 17): 2 and 4 ingests running at once into one warehouse lose and double
+"""Many writers: 2 and 4 ingests running at once into one warehouse lose and double
 nothing — games repeated across their files stored once, a conflicting one one game and one
 `duplicate_game` reject, exactly as one serial ingest of all files gives — on the embedded SQLite
 catalog (whose commits take turns: a run waiting for its turn says so) and on a real PostgreSQL

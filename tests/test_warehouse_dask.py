@@ -1,5 +1,5 @@
-"""``--engine dask`` (issue 7): a 2-worker local Dask cluster gives the same warehouse, row for row
-and partition for partition, as the process pool. Issue 17: the workers write the staged rows
+"""``--engine dask``: a 2-worker local Dask cluster gives the same warehouse, row for row
+and partition for partition, as the process pool. The workers write the staged rows
 themselves (``ingest.run.stage_chunk``); a run whose workers all die (kill -9, no nanny to restart
 them) fails within ``PAIPU_DASK_LOST_SECONDS`` with a clear error and commits nothing, and the rerun
 equals a clean ingest row for row; one worker killed mid-run changes nothing. Skipped when the
@@ -44,7 +44,7 @@ def test_dask_and_process_pool_write_the_same_tables(tmp_path):
     assert folders(tmp_path / "pool") == folders(tmp_path / "dask") != []  # the same partitions
 
 
-# --- workers that die (issue 17) --------------------------------------------------------------------
+# --- workers that die -------------------------------------------------------------------------------
 import os  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402

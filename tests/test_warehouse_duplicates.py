@@ -1,4 +1,4 @@
-"""Idempotence and duplicates (issue 7): a game is stored once per ``game_id``; the same content
+"""Idempotence and duplicates: a game is stored once per ``game_id``; the same content
 again is a counted duplicate, other content under the same id is a ``duplicate_game`` reject that
 names both sources — within a file, across files and across runs."""
 
@@ -229,7 +229,7 @@ def test_a_compaction_during_the_replay_is_screened_against(tmp_path, monkeypatc
     """``paipu compact`` merges the data files while this run's live transaction replays and
     deletes the merged-away ones at once: the live transaction, still reading the older snapshot,
     cannot open them ("Cannot open file"). The run is redone from its staged segments in its
-    commit turn rather than dying (the regression of session 12), with the same rows as a run
+    commit turn rather than dying, with the same rows as a run
     alone — in the embedded catalog (which has moved) and in PostgreSQL (a real server)."""
     import subprocess
     import sys

@@ -1,4 +1,4 @@
-"""Bounded fuzz of decoding and replay (issue 7): valid logs of every implemented variant, mutated
+"""Bounded fuzz of decoding and replay: valid logs of every implemented variant, mutated
 at the byte level and at the JSON level, go through the worker's path (``process_chunk``: reader
 checks, replay, rows, Arrow). Every line must end as exactly one ``games`` or ``rejects`` row —
 no exception, and no ``engine_error`` (that would be the engine raising on bad content)."""

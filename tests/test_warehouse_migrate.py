@@ -1,4 +1,4 @@
-"""``paipu migrate`` (issue 17): a warehouse of the plain-Parquet layout — written by the ingest of
+"""``paipu migrate``: a warehouse of the plain-Parquet layout — written by the ingest of
 commit 55553ab, the last before DuckLake — becomes a DuckLake warehouse with the same rows as a
 fresh ingest of the same logs, in one transaction; re-ingesting a migrated source replaces its
 rows; an ingest into an unmigrated one is refused with the command to run."""

@@ -1,4 +1,4 @@
-"""The tamper-detection harness (ingest/mutate.py, issue 7) on a small sample: each mutation kind
+"""The tamper-detection harness (ingest/mutate.py) on a small sample: each mutation kind
 does what it says, the judge sorts by replaying, and every implemented variant reaches 99 %."""
 
 from __future__ import annotations

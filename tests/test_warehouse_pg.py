@@ -1,4 +1,4 @@
-"""The PostgreSQL catalog (issue 17), on a real throwaway server (tests/pg_server.py):
+"""The PostgreSQL catalog, on a real throwaway server (tests/pg_server.py):
 ``paipu ingest --catalog postgres:…`` keeps the catalog in PostgreSQL (nothing but data files in
 the folder), gives the same rows as the embedded catalog, is remembered by the folder (later
 ingests, reports, snapshots and compaction need no ``--catalog``), and another DuckDB reads it

@@ -1,4 +1,4 @@
-"""``paipu ingest --pseudonymize SALT_FILE`` (issue 7): player ids become keyed hashes in every
+"""``paipu ingest --pseudonymize SALT_FILE``: player ids become keyed hashes in every
 table, the same for the same salt in every run, and a warehouse never mixes salts."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Snapshots for auditors (issue 17): `paipu snapshots` lists every commit with its ingest run;
+"""Snapshots for auditors: `paipu snapshots` lists every commit with its ingest run;
 `paipu audit GAME --as-of SNAPSHOT|TIME` and the audit page's `?as_of=` show what the warehouse held
 then — a game ingested later is not there, a game re-ingested with other content shows its old
 content."""

@@ -478,7 +478,7 @@ def test_can_split_agrees_with_the_split_search():
     assert not ysc._can_split(bytes(h), 1)
 
 
-# -- issue 13 ------------------------------------------------------------------------------------------
+# -- verdicts that name the rule, the rule options, 歪 then 胡, a refused 胡's points ---------------------
 def test_only_menzi_closed_by_own_discard_names_the_rule():
     # 出了小四 with 小二小三 in hand: that 门子 may not eat 小一 (003 §玩法规则 3 ②), and it is the only
     # 门子 for 小一 — so seat 1 has no 吃 option at all; the verdict names the own-discard rule.
@@ -616,7 +616,7 @@ def test_not_a_win_carries_the_points_and_groups_of_a_shape():
     assert err.code == "not_a_win" and err.detail is None
 
 
-# -- 内圆 of a dealt four with a copy used in a 吃 (found by a tester in session 5) --------------------
+# -- 内圆 of a dealt four with a copy used in a 吃 ----------------------------------------------------
 # 003 §名词解析 2: 圆…溜或起手4张(可以有牌参与去吃)…为内圆; 有吃、碰变成4张或飘,为外圆. Seat 1 was dealt 小三×4
 # and eats seat 0's 小五 with 小三 小四: the four 小三 are still a dealt four (内圆 ×4); only the eaten
 # 小五 came by 吃. It wins on seat 2's flip of 拾: 5 硬息 + 坎 5 = 10, × 内圆 4 = 40 (was read as 外圆 ×2 = 20).

@@ -1,5 +1,5 @@
 """桂林字牌 / 字牌 score cases (spec §8) as engine positions: ``paipu score`` is judged by the engine
-that replays games (replay/judge.py, issue 13), so a case and the same hand in play never disagree.
+that replays games (replay/judge.py), so a case and the same hand in play never disagree.
 
 - :func:`position` turns a case into a :class:`~replay.judge.Position`: the winner (seat 1) faces
   the winning card as in play — the window open on its own flip (``win_from: self``), on seat 0's

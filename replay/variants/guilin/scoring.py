@@ -138,8 +138,8 @@ def case_groups(groups: Sequence[Group]) -> list[dict]:
 @cython.cclass
 class Split:
     """The best split of a finished hand: every group (melds first) and the total 胡. Read-only
-    (compiled, an extension type: made in ≈ 30 ns, where a frozen dataclass took ≈ 500, half the
-    scorer's budget; issue 18); equal, hashed and shown as a frozen dataclass would be. Not
+    (compiled, an extension type: a frozen dataclass took half the scorer's time budget to make);
+    equal, hashed and shown as a frozen dataclass would be. Not
     tracked by the cyclic garbage collector (``no_gc``: it holds a tuple of frozen groups, which
     cannot lead back to it), so the splits a caller keeps do not bring on full collections."""
 
@@ -294,14 +294,14 @@ def _table_group(code, kind, cards):
     return g
 
 
-# -- the best split: a search over one 64-bit integer (issue 18) ----------------------------
+# -- the best split: a search over one 64-bit integer -----------------------------------------
 # The count vector is packed 3 bits a kind (kind k at bits 3k..3k+2; counts 0..4, 5 with the
 # winning card), so taking a group is one subtraction, and the search makes no Python object:
 # compiled by Cython (the decorators' C types), it runs as C over machine integers; run as Python it
 # is the same code over Python ints. The search takes the lowest kind held first and tries its
 # moves in a fixed order, keeping the first of equally high splits, so the split found does not
-# depend on card order and ties always go the same way. No memo: a search visits ≈ 6 nodes on the
-# bench's hands (114 at most), cheaper than any key would be to build.
+# depend on card order and ties always go the same way. No memo: a search visits a handful of nodes
+# on real hands, cheaper than building any key would be.
 _NO = cython.declare(cython.ulonglong, 0xFFFF_FFFF_FFFF_FFFF)  # "no such move / branch"
 _LOW = cython.declare(cython.ulonglong, sum(1 << (3 * k) for k in range(20)))  # bit 0 of every kind
 
@@ -427,7 +427,7 @@ def _search(x, i, pairs, triple, tpts):
     while not (x >> (3 * i)) & 7:
         i += 1
     # the moves in their order, each with a constant move number (the C compiler folds _take's
-    # switch and _move_points away: ≈ half the instructions of a loop over m)
+    # switch and _move_points away, which a loop over m would keep)
     best = _better(-1, x, i, 0, pairs, triple, tpts)
     best = _better(best, x, i, 1, pairs, triple, tpts)
     best = _better(best, x, i, 2, pairs, triple, tpts)
@@ -559,7 +559,7 @@ def stray_kinds(h: list[int]) -> int:
     """Of the kinds of count vector ``h`` (20 kinds) that are not dealt sets (3 or 4 alike): the bits
     (kind k: bit k) of those that fit no group even where pairs are allowed — the claim windows'
     first test, before :func:`best_points`: such a kind out of the card's reach, no win. A typed
-    loop (issue 18; it was a cached function of the hand as bytes)."""
+    loop: no ``bytes`` of the hand to hash for a cache."""
     m1 = 0
     m2 = 0
     one = 1
@@ -802,8 +802,8 @@ def best_points(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]],
     """``best_split(...).points`` (None when there is no split), without building the split:
     the claim windows ask this for every seat and card, and nearly every answer is None. The
     same search as :func:`best_split` (:func:`_score`); raises as it does. (The claim windows
-    first rule out most hands with a cheaper test of the hand: :func:`stray_kinds`. A shortcut here too,
-    on those numbers, measured: 4.03 M instructions a compiled guilin game against 3.90 M without.)"""
+    first rule out most hands with a cheaper test of the hand: :func:`stray_kinds`. A second
+    shortcut here cost more than it saved: bench/README.md.)"""
     try:
         return _score(hand, melds, win_card, win_from, hu_triple, False, kan_opens)
     except OverflowError:

@@ -1,4 +1,4 @@
-# C declarations of GuilinState's fields for the compiled kernel (issue 18; the .py stays the
+# C declarations of GuilinState's fields for the compiled kernel (the .py stays the
 # reference). Python objects, as in replay/engine.pxd: what this saves is the attribute lookup.
 # Keep in step with GuilinState.C_FIELDS.
 

@@ -77,7 +77,7 @@ _SHAPE_SUB = [[(1 << 3 * x) + (1 << 3 * y) + (1 << 3 * z) for x, y, z in SHAPES_
 @cython.exceptval(check=True)
 def _pack_free(h):
     """The free counts of count vector ``h`` packed as :func:`_chi_choices` packs them (a dealt
-    坎/four read as 0), in one typed loop over the hand: no ``bytes`` of it (issue 18). A count is
+    坎/four read as 0), in one typed loop over the hand: no ``bytes`` of it. A count is
     0..4 (the deck's copies); at most 2 is packed, so no field overflows its 3 bits."""
     v = _GUARD
     for k in range(len(h)):
@@ -181,7 +181,7 @@ def _chi_search(c, v, total, blocks, first):
 @cython.locals(n=cython.Py_ssize_t, src=cython.Py_ssize_t, flip=cython.bint, i=cython.Py_ssize_t, out=list)
 def _claim_order(n, src, flip):
     """Seats in claim order from ``src`` (the drawer first on a flip; after the discarder otherwise).
-    A typed loop (issue 18: an ``lru_cache`` call hashed its key tuple at every window); seats are
+    A typed loop (an ``lru_cache`` would hash its key tuple at every window); seats are
     small non-negative ints, ``%`` keeps Python's sign rule compiled too."""
     out = []
     for i in range(0 if flip else 1, n):
@@ -322,7 +322,7 @@ class GuilinState(GameState):
     def fours(self, seat: int) -> int:
         """4-card sets the seat has: 扫穿/开舵 melds and dealt fours in hand (for 重舵 and pairs)."""
         t = _n_alike(self.hands[seat], 4)
-        for k, _ in self.melds[seat]:  # a loop, not generators (issue 18)
+        for k, _ in self.melds[seat]:  # a loop, not generators (cheaper compiled)
             if k in FOUR:
                 t += 1
         return t
@@ -433,7 +433,7 @@ class GuilinState(GameState):
         ``full=False`` gives the window's closing options (:attr:`Window.closing`): 胡 only where it
         is forced (放炮必胡), and a 吃 option without its events (only whether one exists matters
         when nobody claims: it makes the card 臭). Events are made positionally (the field order of
-        :class:`replay.record.Event`): compiled, a keyword call builds a dict an event (issue 18)."""
+        :class:`replay.record.Event`): compiled, a keyword call builds a dict an event."""
         c = card
         code = _CODES[c]
         flip = kind == "flip"
@@ -620,7 +620,7 @@ class GuilinState(GameState):
             return
         for o in w.closing:  # implicit passes
             if o.act == "chi":
-                seen = self.chou[o.seat]  # typed: a C-level add (issue 18)
+                seen = self.chou[o.seat]  # typed: a C-level add
                 seen.add(w.card)  # 能吃而未吃 → 臭牌
             elif o.act == "peng":
                 seen = self.peng_passed[o.seat]
@@ -638,7 +638,7 @@ class GuilinState(GameState):
         passed, chou, peng_passed = w.passed, self.chou, self.peng_passed
         could_peng = False
         owed = None  # the seat's own forced 胡 (放炮必胡), read below
-        for o in w.options:  # one pass over the options (issue 18: no generator a claim)
+        for o in w.options:  # one pass over the options (no generator a claim)
             if o.seat in passed:  # seats that passed explicitly before this claim
                 if o.act == "chi":
                     seen = chou[o.seat]  # typed: a C-level add

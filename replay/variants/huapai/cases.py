@@ -1,4 +1,4 @@
-"""花牌 score cases (spec §8) as engine positions, and back (issue 13: score = replay).
+"""花牌 score cases (spec §8) as engine positions, and back (score = replay).
 
 :func:`position` turns a case into a :class:`replay.judge.Position`: a :class:`HuapaiState` in
 which the winner faces the winning card as in play — the window open on its 上家's discard

@@ -36,7 +36,7 @@ OPTIONS = (
     RuleOption("bu_pai_empty", "refuse", ("refuse", "huang"), f"{S} §2 扎 (在牌底起一張牌), 招 (在牌面起一張牌), 開泛",
                "扎, 招 or 開泛 when the wall holds no replacement: 'refuse' = not allowed (illegal_action "
                "`bu_pai_empty`: the act is defined with its replacement draw), as 上大人 refuses 毛 and 開毛 there; "
-               "'huang' = accepted, and the hand ends drawn (荒庄) without a discard (the engine before issue 14).", kind="play"),
+               "'huang' = accepted, and the hand ends drawn (荒庄) without a discard.", kind="play"),
     RuleOption("lai_hu", "hua", ("hua", "gongan"), f"{S} §雙別桿花牌 定精方法 (賴子可作為任一精（代花三五七）), §3",
                "胡 of a 精 group holding a 賴: 'hua' = a 賴 is one more flowered copy (+1 / +2 / +4 a 花 in 坎 / "
                "扎 / 泛: 坎 2花1賴 8, 七 泛 1素2花2賴 36; 16 and 72 as 主精); 'gongan' = a public 公安 engine's "

@@ -21,8 +21,8 @@ from replay.engine import GameState, Option, Phase, Window
 from replay.record import Event
 from replay.variants.huapai import scoring as sc
 
-# Phase members as module names: one global read per use (``Phase.X`` is an attribute lookup
-# on the class, slow while Phase was an enum.Enum in Python 3.11)
+# Phase members as module names: one global read per use (``Phase.X`` is a global read and an
+# attribute lookup on the class)
 START, DISCARD, WINDOW, DRAW, OVER = Phase.START, Phase.DISCARD, Phase.WINDOW, Phase.DRAW, Phase.OVER
 R_HU, R_CLAIM = 0, 1  # window ranks: 胡 before 招/對 (docs/rules/huapai.md, decision 3)
 DUI_LIMIT = 2  # 002 §2 對: 一局內限對2對 … 對了3次以上 … 由此人承包
@@ -100,7 +100,7 @@ class HuapaiState(GameState):
         """A copy for :meth:`~replay.engine.GameState.fork`: what a game changes is copied (hands, melds, rivers,
         counters, the open window's passes, the settlement); the rest is shared — the record,
         ruleset, deck, wall (read through ``front``/``back``), scorer config and event tables never
-        change in a game. (A plain deep copy of the tables made a judged position ~6 ms.)"""
+        change in a game. (A plain deep copy of the tables would be most of a judged position's cost.)"""
         new = copy.copy(self)
         new.hands = [list(h) for h in self.hands]
         new.melds = [list(m) for m in self.melds]  # a meld is a tuple: replaced, never changed

@@ -14,7 +14,7 @@ OPTIONS = (
     RuleOption("players", 3, (3, 4), f"{S} §上大人 (silent); sokol.cn novel text (三垛, 除庄家外每人起十九张)",
                "Seats at the table. Deal: dealer 20, others 19 (SPEC.hand_sizes); wall 38 (3) or 19 (4).", kind="play"),
     RuleOption("hu_scale", "by_copies", ("by_copies", "face", "flat"),
-               f"{S} §三精花牌 3 計胡規則 (derived); flat: a public 上大人 engine (issue 14)",
+               f"{S} §三精花牌 3 計胡規則 (derived); flat: a public 上大人 engine",
                "胡 of a three / four of a kind. by_copies: a three (3 of 4 copies) as the 花牌 扎 (4 of 5): "
                "red 4, green/black 2, 精 10; a four (all copies) as the 泛 (團圓): 8 / 4 / 20. "
                "face: the 花牌 坎/扎 values as written: three 2 / 1 / 5, four 4 / 2 / 10. "
@@ -25,7 +25,7 @@ OPTIONS = (
                "none: 主精 is only reported; double: every group of the 主精 is worth twice its 胡.", kind="play"),
     RuleOption("ting_tou", "ju_or_pair", ("ju_or_pair", "pair"), f"{S} §三精花牌 4 (聽頭: 一句牌中的任意兩個…1對也可)",
                "The two cards left beside the six groups: a pair or any two of one phrase; or a pair only.", kind="play"),
-    RuleOption("ting_tou_jing", 0, (0, 8), f"{S} §三精花牌 4 (聽頭, no 胡 given); 8: a public 上大人 engine (金對, issue 14)",
+    RuleOption("ting_tou_jing", 0, (0, 8), f"{S} §三精花牌 4 (聽頭, no 胡 given); 8: a public 上大人 engine (金對)",
                "胡 of a 聽頭 that is a pair of 精 (金對: 上上, 七七, 福福): 0 (the 聽頭 is no group) or 8. "
                "Any other 聽頭 is 0.", kind="play"),
     RuleOption("ku_hu_min", 11, (11, 0), f"{S} §上大人 2c (枯胡（要有11個胡）… 這種牌型對胡的多少沒有要求)",

@@ -1,5 +1,5 @@
 """上大人 score cases (spec §8) as engine positions: ``paipu score`` is judged by the engine that
-replays games (replay/judge.py, issue 13), so a case and the same hand in play never disagree.
+replays games (replay/judge.py), so a case and the same hand in play never disagree.
 
 - :func:`position` turns a case into a :class:`~replay.judge.Position`: the winner (seat 1) faces
   the winning card as in play — the window on a discard by its 上家 (seat 0), or its own discard

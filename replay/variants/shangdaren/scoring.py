@@ -33,7 +33,7 @@ PHRASE_KINDS = frozenset({"ju", "chi"})
 # "face": the 花牌 values as written (坎 red 2 / black 1 / 精 5, 扎 ×2; 002 §三精花牌 3);
 # "by_copies" (default): 上大人 has 4 copies of a card, 花牌 5, so a three (3 of 4) is valued as
 # the 花牌 扎 (4 of 5) and a four (all copies) as the 泛 (all five, 團圓);
-# "flat": a public 上大人 engine's values (issue 14), one value for every colour: 坎 3 in the hand,
+# "flat": a public 上大人 engine's values, one value for every colour: 坎 3 in the hand,
 # 2 when 對'd; a four (招) 6; 精坎 12 (in the hand or 對'd), 精招 16.
 _BY_COPIES = {"red": 4, "black": 2, "jing": 10}
 _FACE = {"red": 2, "black": 1, "jing": 5}

@@ -21,8 +21,8 @@ from replay.engine import GameState, Option, Phase, Window
 from replay.record import Event
 from replay.variants.shangdaren import scoring as sc
 
-# Phase members as module names: one global read per use (``Phase.X`` is an attribute lookup on the
-# class, slow while Phase was an enum.Enum in Python 3.11)
+# Phase members as module names: one global read per use (``Phase.X`` is a global read and an
+# attribute lookup on the class)
 START, DISCARD, WINDOW, DRAW, OVER = Phase.START, Phase.DISCARD, Phase.WINDOW, Phase.DRAW, Phase.OVER
 R_HU, R_DUI, R_CHI = 0, 1, 2  # priority ranks, lower first (002 §上大人 1b)
 CODES = SHANGDAREN.codes

@@ -1,4 +1,4 @@
-"""沅江鬼胡子 score cases (spec §8) as engine positions, and back (issue 13: ``paipu score`` is replay).
+"""沅江鬼胡子 score cases (spec §8) as engine positions, and back (``paipu score`` is replay).
 
 :func:`position` turns a case into a :class:`replay.judge.Position`: a :class:`YuanjiangState` in
 which the winner (seat 0) faces the winning card as in play — the window open on its own flip
