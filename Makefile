@@ -21,7 +21,7 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Each install also builds the compiled kernel (setup.py, issue 18: Cython, when a C compiler
+# Each install also builds the compiled kernel (setup.py: Cython, when a C compiler
 # works; else pure Python) and prints one line saying which kernel runs.
 KERNEL := $(VENV)/.installed-kernel
 KERNEL_SAY := $(BIN)/python -c "from replay import kernel; print('paipu', kernel.describe())"
