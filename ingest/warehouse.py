@@ -540,6 +540,13 @@ class Warehouse:
                 con.execute(f"CREATE TABLE lake.{WRITER} (commits BIGINT, last_run VARCHAR)")
                 con.execute(f"INSERT INTO lake.{WRITER} VALUES (0, NULL)")
             con.execute("COMMIT")
+        except duckdb.CatalogException as e:
+            _rollback(con)
+            if "already exists" not in str(e):
+                raise
+            # another writer created one of the tables since `have` was read: a conflict, looked at again
+            raise duckdb.TransactionException(f"conflict: another writer set the warehouse's tables up meanwhile "
+                                              f"({e})") from e
         except BaseException:
             _rollback(con)
             raise
