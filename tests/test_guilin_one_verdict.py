@@ -14,7 +14,7 @@ from collections import Counter
 
 import msgspec
 import pytest
-from zipai_tables import A, H, errors, record, table, verdict
+from zipai_tables import A, H, case, errors, record, scored, table, verdict
 
 from replay import variants
 from replay.options import make_ruleset
@@ -23,22 +23,6 @@ from replay.replayer import replay_record
 from replay.score import score_case
 from replay.simulator import simulate
 from replay.variants.guilin.position import position
-
-
-def case(hand: str, melds=(), win_card: str | None = "", win_from: str = "self", rules=None, variant="guilin",
-         **context) -> dict:
-    out = {"variant": variant, "rules": rules or {}, "hand": H(hand),
-           "melds": [{"kind": k, "cards": H(c)} for k, c in melds], "win_from": win_from, "context": context}
-    if win_card != "":
-        out["win_card"] = win_card
-    return out
-
-
-def scored(c: dict) -> tuple:
-    out = score_case(c)
-    assert "error" not in out, out
-    return out["win"], out["points"], out["units"], out["hand_types"]
-
 
 # -- defect 1: the forced 扫穿 of one's own 4th card onto a 扫 (001 §扫穿) ----------------------------
 # 有了"扫"后，如果是自己摸到第4张牌，"扫"就变成了"扫穿" … 即使是自己要胡，都不给，除非是"扫穿"刚好就能胡.

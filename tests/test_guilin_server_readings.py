@@ -16,14 +16,14 @@ from collections import Counter
 
 import msgspec
 import pytest
-from zipai_tables import A, H, errors, verdict
+import zipai_tables as tables
+from zipai_tables import A, errors, scored, verdict
 from zipai_tables import record as _record
 
 from replay import variants
 from replay.judge import judge
 from replay.options import make_ruleset
 from replay.replayer import replay_line
-from replay.score import score_case
 from replay.variants.guilin.position import position
 
 
@@ -39,17 +39,7 @@ def settled(rec: dict) -> tuple:
 
 
 def case(hand: str, melds=(), win_card: str | None = "", win_from: str = "flip", rules=None, **context) -> dict:
-    out = {"variant": "guilin", "rules": rules or {}, "hand": H(hand),
-           "melds": [{"kind": k, "cards": H(c)} for k, c in melds], "win_from": win_from, "context": context}
-    if win_card != "":
-        out["win_card"] = win_card
-    return out
-
-
-def scored(c: dict) -> tuple:
-    out = score_case(c)
-    assert "error" not in out, out
-    return out["win"], out["points"], out["units"], out["hand_types"]
+    return tables.case(hand, melds, win_card, win_from, rules, **context)
 
 
 ON = {"peng_kai_duo_on_other_flip": True}

@@ -12,6 +12,7 @@ from collections import Counter
 
 from replay.cards import ZIPAI
 from replay.replayer import replay_line
+from replay.score import score_case
 
 
 def H(s: str) -> list[str]:
@@ -72,3 +73,20 @@ def verdict(rec: dict):
 def errors(rec: dict) -> list[tuple]:
     """``(step, code, rule)`` of each error of the record's verdict."""
     return [(e.step, e.code, e.rule) for e in verdict(rec).errors]
+
+
+def case(hand: str, melds=(), win_card: str | None = "", win_from: str = "self", rules=None, variant="guilin",
+         **context) -> dict:
+    """A spec §8 score case (``win_card`` left out: list the waits; ``melds`` as (kind, cards))."""
+    out = {"variant": variant, "rules": rules or {}, "hand": H(hand),
+           "melds": [{"kind": k, "cards": H(c)} for k, c in melds], "win_from": win_from, "context": context}
+    if win_card != "":
+        out["win_card"] = win_card
+    return out
+
+
+def scored(c: dict) -> tuple:
+    """(win, points, units, hand_types) of a score case the engine judges without error."""
+    out = score_case(c)
+    assert "error" not in out, out
+    return out["win"], out["points"], out["units"], out["hand_types"]
