@@ -151,15 +151,23 @@ class EVBot:
         ws = tuple(self.sources.values())
         return sum(live[k] * sum(p * x for p, x in zip(ws, row)) for k, row in g) / unseen
 
+    def discard_worths(self, state: GameState, seat: int, hand: list[int], melds: Melds, kinds: Sequence[int],
+                       live: list[int]) -> list[tuple[int, float]]:
+        """Each kind of ``kinds`` with ``W`` of the hand its discard leaves: what :meth:`discard` and a
+        claim's best discard compare, and what a review (replay/review.py) shows."""
+        out = []
+        for k in kinds:
+            hand[k] -= 1
+            out.append((k, self.worth(state, seat, hand, melds, live)))
+            hand[k] += 1
+        return out
+
     def best_discard(self, state: GameState, seat: int, hand: list[int], melds: Melds, cards: list[int],
                      live: list[int]) -> tuple[int | None, float]:
         """The kind among ``cards`` whose discard leaves the highest ``W`` and that ``W`` (None, 0.0
         when no discard leaves a ready hand)."""
         best, best_w = None, 0.0
-        for k in cards:
-            hand[k] -= 1
-            w = self.worth(state, seat, hand, melds, live)
-            hand[k] += 1
+        for k, w in self.discard_worths(state, seat, hand, melds, cards, live):
             if w > best_w:
                 best, best_w = k, w
         return best, best_w
@@ -171,25 +179,20 @@ class EVBot:
         first = self.h.discard(state, seat, events)
         if first.act != "discard":
             return first
-        deck = state.deck
-        by_kind = {}
-        for e in events:
-            if e.act == "discard" and e.card is not None:
-                by_kind.setdefault(deck.index(e.card), e)
+        by_kind = discard_kinds(state, events)
         if len(by_kind) < 2:
             return first
         live = self.live(state, seat)
-        hand = list(state.hands[seat])
-        melds = state.melds[seat]
-        mine = deck.index(first.card)
-        hand[mine] -= 1
-        w_first = self.worth(state, seat, hand, melds, live)
-        hand[mine] += 1
-        k, w = self.best_discard(state, seat, hand, melds, list(by_kind), live)
+        worths = dict(self.discard_worths(state, seat, list(state.hands[seat]), state.melds[seat], list(by_kind), live))
+        mine = state.deck.index(first.card)
+        k, w = None, 0.0
+        for kind, v in worths.items():
+            if v > w:
+                k, w = kind, v
         if k is None:
             return first
         self.stats["valued"] += 1
-        if w <= w_first or k == mine:
+        if w <= worths[mine] or k == mine:
             return first
         self.stats["changed"] += 1
         return by_kind[k]
@@ -208,6 +211,31 @@ class EVBot:
             return None
         return st
 
+    def claim_worth(self, state: GameState, seat: int, opt: Option, ev: Event, live: list[int]) -> float | None:
+        """``W`` of the seat's hand after claim ``ev`` of option ``opt`` (after its best discard when
+        the seat discards next); None when the engine refuses the claim or it ends the hand."""
+        st = self.after_claim(state, seat, opt, ev)
+        if st is None or st.phase is Phase.OVER:
+            return None
+        hand, melds = list(st.hands[seat]), st.melds[seat]
+        if st.phase is Phase.DISCARD and st.turn == seat:
+            cards = sorted({st.deck.index(e.card) for e in st.legal_events()
+                            if e.act == "discard" and e.seat == seat and e.card is not None})
+            return self.best_discard(st, seat, hand, melds, cards, live)[1]
+        return self.worth(st, seat, hand, melds, live)
+
+    def claim_worths(self, state: GameState, seat: int, opt: Option) -> tuple[float, list[tuple[Event, float]]]:
+        """``W`` of the hand as it is (the claim declined), and each event of ``opt`` the engine takes
+        with :meth:`claim_worth`: what :meth:`claim` compares, and what a review shows."""
+        live = self.live(state, seat)
+        w_now = self.worth(state, seat, list(state.hands[seat]), state.melds[seat], live)
+        out = []
+        for ev in opt.events:
+            v = self.claim_worth(state, seat, opt, ev, live)
+            if v is not None:
+                out.append((ev, v))
+        return w_now, out
+
     def claim(self, state: GameState, seat: int, opt: Option) -> Event | None:
         """An optional claim by ``W``: the best of the option's events (its hand after the best
         discard) against the hand as it is; the heuristic's answer when neither is ready. Forced
@@ -216,20 +244,9 @@ class EVBot:
         w = state.window
         if opt.forced or opt.act == "hu" or w is None or w.kind == "start":
             return first
-        live = self.live(state, seat)
-        w_now = self.worth(state, seat, list(state.hands[seat]), state.melds[seat], live)
+        w_now, worths = self.claim_worths(state, seat, opt)
         best, best_w = None, 0.0
-        for ev in opt.events:
-            st = self.after_claim(state, seat, opt, ev)
-            if st is None or st.phase is Phase.OVER:
-                continue
-            hand, melds = list(st.hands[seat]), st.melds[seat]
-            if st.phase is Phase.DISCARD and st.turn == seat:
-                cards = sorted({st.deck.index(e.card) for e in st.legal_events()
-                                if e.act == "discard" and e.seat == seat and e.card is not None})
-                _, v = self.best_discard(st, seat, hand, melds, cards, live)
-            else:
-                v = self.worth(st, seat, hand, melds, live)
+        for ev, v in worths:
             if v > best_w:
                 best, best_w = ev, v
         if best is None and w_now == 0.0:
@@ -241,6 +258,16 @@ class EVBot:
         elif choice is not None and first is not None and choice != first:
             self.stats["changed"] += 1
         return choice
+
+
+def discard_kinds(state: GameState, events: Sequence[Event]) -> dict[int, Event]:
+    """The kinds ``events`` discard, each with its first discard event, in the order of ``events``."""
+    deck = state.deck
+    by_kind: dict[int, Event] = {}
+    for e in events:
+        if e.act == "discard" and e.card is not None:
+            by_kind.setdefault(deck.index(e.card), e)
+    return by_kind
 
 
 def ev_bot(heuristic: type, **attrs: Any) -> type:
