@@ -145,6 +145,8 @@ try:
     _command("rescore")(rescore_cmd)
     from analytics.fit import fit_cmd
     _command("fit")(fit_cmd)
+    from analytics.review import review_cmd
+    _command("review")(review_cmd)
 except ImportError:  # pragma: no cover
     pass
 try:
