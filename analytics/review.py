@@ -254,15 +254,12 @@ def review_cmd(
 
 def _stored(warehouse: Path, game_id: str) -> tuple[bytes, str]:
     from ingest.views import connect
-    from ingest.warehouse import CatalogError
 
-    if not warehouse.is_dir():
-        raise typer.BadParameter(f"no warehouse folder at {warehouse}", param_hint="--warehouse")
     try:
         con = connect(warehouse)
-    except ValueError as e:
+    except (FileNotFoundError, ValueError) as e:  # no such folder, or a path the views refuse
         raise typer.BadParameter(str(e), param_hint="--warehouse") from None
-    except (CatalogError, RuntimeError, OSError) as e:
+    except (RuntimeError, OSError) as e:  # its catalog cannot be opened (ingest.warehouse.CatalogError)
         _fail(f"{warehouse}: {e}", 1)
     try:
         got = warehouse_game(con, game_id)

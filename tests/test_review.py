@@ -279,6 +279,23 @@ def test_a_players_last_games_oldest_first(warehouse):
 
 # --- the dashboard ----------------------------------------------------------------------------
 
+def test_the_pages_data_is_the_stored_review_at_a_snapshot(warehouse):
+    from analytics.review import latest_snapshot
+    from dashboards import review as dr
+    from ingest.views import connect
+
+    con = connect(warehouse / "wh")
+    try:
+        snap = latest_snapshot(con)
+    finally:
+        con.close()
+    r = dr.game_review(str(warehouse / "wh"), snap, "lost", 0)
+    assert (r.game_id, r.seat, r.match_rate) == ("lost", 0, 0.0)
+    assert r.ev_lost == pytest.approx(4 * 10.4 / 59 + 3 * 7.8 / 56)
+    assert dr.game_review(str(warehouse / "wh"), snap, "nope", 0) is None
+    assert dr.player_reviews(str(warehouse / "wh"), snap, "a", 5)["game_id"].to_list() == ["lost", "won"]
+
+
 RENDER = """
 import json
 import polars as pl
