@@ -137,7 +137,8 @@ class Review:
         return {"game_id": self.game_id, "variant": self.variant, "ruleset_id": self.ruleset_id, "seat": self.seat,
                 "player": self.player, "decisions": len(self.decisions), "matches": self.matches,
                 "match_rate": self.match_rate, "ev_lost": self.ev_lost, "valued": self.valued,
-                "costliest": [d.step for d in self.costliest()], "error": self.error,
+                "costliest": [{"step": d.step, "played": d.played, "bot": d.bot, "gap": d.gap} for d in self.costliest()],
+                "error": self.error,
                 "steps": [d.to_json() for d in self.decisions]}
 
 

@@ -253,6 +253,11 @@ def test_a_stored_game_is_reviewed_under_the_rules_it_was_judged_by(warehouse):
     assert got["source"] == f"{warehouse / 'games.jsonl'}:1"
     assert got["steps"][0]["bot_w"] == pytest.approx(4 * 10.4 / 59)
     assert got["ev_lost"] == pytest.approx(4 * 10.4 / 59 + 3 * 7.8 / 56)
+    assert got["costliest"] == [
+        {"step": 0, "played": {"act": "discard", "card": "x1"}, "bot": {"act": "discard", "card": "d4"},
+         "gap": pytest.approx(4 * 10.4 / 59)},
+        {"step": 4, "played": {"act": "pass"}, "bot": {"act": "chi", "card": "x2", "cards": ["x2", "d2"]},
+         "gap": pytest.approx(3 * 7.8 / 56)}]
     direct = json.loads(_run(f"{warehouse / 'games.jsonl'}:1", "--seat", "0", "--json").output)
     assert direct["steps"][0]["bot_w"] == pytest.approx(4 * 8.6 / 59)
     r = _run("nope", "--warehouse", str(warehouse / "wh"), "--seat", "0")
