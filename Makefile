@@ -86,6 +86,7 @@ endif
 # Two processes (pytest-xdist), a test file per process: its module fixtures are built once.
 test: install $(KERNEL)
 	$(BIN)/ruff check replay ingest analytics dashboards paipu bench tests
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 # The same suite on the pure-Python reference engine (the compiled build is what `make test` runs).

@@ -204,7 +204,7 @@ class _ZstdChunks:
     def __init__(self, fh: BinaryIO) -> None:
         self.fh = fh
         self.dctx = zstandard.ZstdDecompressor()
-        self.obj = None
+        self.obj: zstandard.ZstdDecompressionObj | None = None
         self.data = b""  # compressed bytes read and not yet fed
         self.at = 0
         self.error: Exception | None = None  # raised on the call after the data decoded before it

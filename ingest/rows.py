@@ -222,7 +222,7 @@ class _Run(NamedTuple):
 
     same: dict[str, list]  # a column with one value a game: that value, a game after another
     lens: list[int]  # each game's row count
-    index: str | None  # the column counting 0..n-1 in each game, if any
+    counter: str | None  # the column counting 0..n-1 in each game, if any
     each: list[tuple[str, list]]  # the other columns (name, buffer), filled row by row
 
 
@@ -266,8 +266,8 @@ class Batch:
             vals.append(same[name])
         run.lens.append(n)
         for name, col in run.each:
-            vals = each.get(name)
-            col.extend(vals if vals is not None else [None] * n)
+            got = each.get(name)
+            col.extend(got if got is not None else [None] * n)
 
     # -- rejects -------------------------------------------------------------------------------
     def add_reject(self, source_file: str, line_no: int, raw: bytes, code: str, rule: str, message: str,
@@ -412,7 +412,7 @@ class Batch:
                           hua=hua, su=su, count=count, hu=d.get("hu"), is_main=ch == main, month=month,
                           _line=line_no))
         fg = facts.get("gezi")
-        if win and isinstance(fg, dict):
+        if win and comp is not None and isinstance(fg, dict):
             self._row("gezi", dict(game_id=gid, variant=variant, ruleset_id=rid, n_seats=len(rec.seats), winner=winner,
                       points=comp.get("points"), from_cards=fg.get("from_cards"), from_melds=fg.get("from_melds"),
                       hua_cards=fg.get("hua_cards"), special=fg.get("special"), units=comp.get("units"),
@@ -443,10 +443,10 @@ class Batch:
                 which = pa.array(np.repeat(np.arange(len(run.lens), dtype=np.int64), n))
                 for name, vals in run.same.items():
                     data[name] = pa.array(vals, type=schema.field(name).type).take(which)
-                if run.index is not None:
+                if run.counter is not None:
                     starts = np.cumsum(n) - n
-                    data[run.index] = pa.array(np.arange(int(n.sum()), dtype=np.int64) - np.repeat(starts, n),
-                                               type=schema.field(run.index).type)
+                    data[run.counter] = pa.array(np.arange(int(n.sum()), dtype=np.int64) - np.repeat(starts, n),
+                                               type=schema.field(run.counter).type)
             out[t] = pa.table(data, schema=schema)
         return out
 

@@ -138,7 +138,7 @@ def extension_path(name: str) -> str:
         mod = __import__(module)
     except ImportError:
         raise RuntimeError(f"the DuckDB extension {name} is missing: pip install {module.replace('_', '-')}") from None
-    path = Path(mod.__file__).parent / "extensions" / DUCKDB_VERSION / f"{file}.duckdb_extension"
+    path = Path(str(mod.__file__)).parent / "extensions" / DUCKDB_VERSION / f"{file}.duckdb_extension"
     if file == want:
         return str(path)
     if not _LINKS:
@@ -153,6 +153,13 @@ def extension_path(name: str) -> str:
 def lit(text: str) -> str:
     """A SQL string literal (DDL and ATTACH cannot take bound parameters)."""
     return "'" + text.replace("'", "''") + "'"
+
+
+def one(rel: Any) -> tuple[Any, ...]:
+    """The one row of an aggregate query (``count(*)``, ``max(…)``): it always has one."""
+    row = rel.fetchone()
+    assert row is not None, "an aggregate query returned no row"
+    return row
 
 
 def ident(name: str) -> str:
@@ -519,7 +526,8 @@ class Warehouse:
         own ``ALTER TABLE``: the old data files read the new column as NULL)."""
         con = self.con
         assert con is not None
-        have = {r[0]: set() for r in con.sql("SELECT table_name FROM duckdb_tables() WHERE database_name = 'lake'").fetchall()}
+        have: dict[str, set[str]] = {
+            r[0]: set() for r in con.sql("SELECT table_name FROM duckdb_tables() WHERE database_name = 'lake'").fetchall()}
         for t in have:
             have[t] = {r[0] for r in con.sql(f"SELECT column_name FROM duckdb_columns() WHERE database_name = 'lake' "
                                              f"AND table_name = {lit(t)}").fetchall()}
@@ -592,7 +600,7 @@ class Warehouse:
     def count(self, table: str) -> int:
         """Rows of ``table`` as this connection sees them."""
         assert self.con is not None
-        return self.con.sql(f"SELECT count(*) FROM lake.{ident(table)}").fetchone()[0]
+        return one(self.con.sql(f"SELECT count(*) FROM lake.{ident(table)}"))[0]
 
     def stored_games(self, ids: pa.Array) -> list[tuple[str, str, str, int]]:
         """``(game_id, record_sha256, source_file, source_line)`` of the stored games among ``ids``
@@ -803,10 +811,10 @@ def run_row(record: dict[str, Any]) -> pa.Table:
     return pa.Table.from_pylist([row], schema=RUNS)
 
 
-_READERS: dict[tuple[str, Any], duckdb.DuckDBPyConnection] = {}
+_READERS: dict[tuple[str, Any], Any] = {}  # ingest.views.ReadConnection
 
 
-def _reader(root: Path | str, snapshot: int | datetime | None) -> duckdb.DuckDBPyConnection:
+def _reader(root: Path | str, snapshot: int | datetime | None) -> Any:
     """A cached read connection (``ingest.views.connect``) per warehouse, snapshot and catalog
     file (a new catalog file, e.g. a warehouse made anew, gets a new one): loading the extensions
     costs about a second, and each query of a DuckLake view sees the latest snapshot anyway."""
@@ -848,7 +856,7 @@ def read_rows(root: Path | str, table: str, *, snapshot: int | datetime | None =
 
 def _file_stats(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     """(data files, bytes) the current snapshot lists, every table together."""
-    n, size = con.sql("SELECT sum(file_count), sum(file_size_bytes) FROM ducklake_table_info('lake')").fetchone()
+    n, size = one(con.sql("SELECT sum(file_count), sum(file_size_bytes) FROM ducklake_table_info('lake')"))
     return int(n or 0), int(size or 0)
 
 
@@ -936,7 +944,7 @@ class Repair:
     """The snapshot that dropped the files (None: nothing was lost)."""
     dropped: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Per table: data files dropped and the rows they held."""
-    partitions: list[tuple[str, str]] = field(default_factory=list)
+    partitions: list[tuple[str | None, str | None]] = field(default_factory=list)
     """The ``(variant, month)`` partitions whose games were dropped from every table of a game."""
     sources: list[str] = field(default_factory=list)
     """The input files to ingest again (``source_file`` names), sorted."""
@@ -1094,12 +1102,12 @@ def _repair_once(con: duckdb.DuckDBPyConnection, root: Path, out: Repair) -> Non
         out.sources = sorted(sources)
 
         # DuckLake's own record of a DELETE that removes every row of a file: the file ends at a new snapshot
-        sid, schema_version, next_catalog_id, next_file_id = con.sql(
+        sid, schema_version, next_catalog_id, next_file_id = one(con.sql(
             f"SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM {m}.ducklake_snapshot "
-            f"WHERE snapshot_id = (SELECT max(snapshot_id) FROM {m}.ducklake_snapshot)").fetchone()
+            f"WHERE snapshot_id = (SELECT max(snapshot_id) FROM {m}.ducklake_snapshot)"))
         new = int(sid) + 1
         table_ids = dict(con.sql(f"SELECT table_name, table_id FROM {m}.ducklake_table WHERE end_snapshot IS NULL").fetchall())
-        changes = ",".join(f"deleted_from_table:{table_ids[t]}" for t in sorted({files[f][0] for f in drop}, key=table_ids.get))
+        changes = ",".join(f"deleted_from_table:{table_ids[t]}" for t in sorted({files[f][0] for f in drop}, key=lambda t: table_ids[t]))
         extra = {"status": "repair", "lost": [f.path for f in out.lost], "sources": out.sources, "traced": out.traced}
         con.execute(f"INSERT INTO {m}.ducklake_snapshot (snapshot_id, snapshot_time, schema_version, next_catalog_id, "
                     f"next_file_id) VALUES (?, NOW(), ?, ?, ?)", [new, schema_version, next_catalog_id, next_file_id])
@@ -1107,8 +1115,8 @@ def _repair_once(con: duckdb.DuckDBPyConnection, root: Path, out: Repair) -> Non
                     f"commit_extra_info) VALUES (?, ?, 'paipu', 'paipu check --repair', ?)",
                     [new, changes, json.dumps(extra, sort_keys=True)])
         ids = sorted(drop)
-        n = con.execute(f"UPDATE {m}.ducklake_data_file SET end_snapshot = ? WHERE end_snapshot IS NULL AND "
-                        f"data_file_id IN ({', '.join('?' * len(ids))})", [new, *ids]).fetchone()[0]
+        n = one(con.execute(f"UPDATE {m}.ducklake_data_file SET end_snapshot = ? WHERE end_snapshot IS NULL AND "
+                            f"data_file_id IN ({', '.join('?' * len(ids))})", [new, *ids]))[0]
         if n != len(ids):
             raise RuntimeError(f"another writer changed the files of {root} during the repair; nothing was changed: "
                                "run it again")
@@ -1187,7 +1195,7 @@ def _restore(root: Path, dropped: set[str]) -> list[str]:
             continue
         if rec.get("status") in ("done", "interrupted") and rec.get("run_id"):
             copies.append(rec)
-    notes = []
+    notes: list[str] = []
     with Warehouse(root, check_pseudonym=False, run_id=f"repair-{os.getpid()}") as wh:
         con = wh.con
         assert con is not None
@@ -1213,7 +1221,7 @@ def has_rows(root: Path | str, table: str) -> bool:
     """True when ``table`` holds a row in the latest snapshot (a cached read connection)."""
     cur = _reader(root, None).cursor()
     try:
-        return bool(cur.sql(f"SELECT EXISTS (SELECT 1 FROM {ident(table)})").fetchone()[0])
+        return bool(one(cur.sql(f"SELECT EXISTS (SELECT 1 FROM {ident(table)})"))[0])
     finally:
         cur.close()
 
@@ -1259,7 +1267,7 @@ def migrate(root: Path | str) -> dict[str, int]:
     with Warehouse(root, check_pseudonym=False, run_id=f"migrate-{os.getpid()}") as wh:
         con = wh.con
         assert con is not None
-        done = con.sql("SELECT count(*) FROM lake.snapshots() WHERE commit_message = 'migrate'").fetchone()[0]
+        done = one(con.sql("SELECT count(*) FROM lake.snapshots() WHERE commit_message = 'migrate'"))[0]
         counts: dict[str, int] = {}
         if not done:
             plain_views(con, root, prefix="legacy_")

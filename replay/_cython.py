@@ -51,7 +51,7 @@ def declare(_type: Any, value: Any = None, **_how: Any) -> Any:
     return value
 
 
-def freelist(_n: int) -> Callable[[type], type]:
+def freelist(_n: object) -> Callable[[Any], Any]:
     """``@cython.freelist(n)``: a ``cclass`` keeps ``n`` freed instances for reuse (a speed measure)."""
     return _same
 

@@ -15,7 +15,7 @@ Spec: ../shared/spec/log-format.md §4 (events, passes, forced acts, priority),
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, cast
 
 try:
     import cython
@@ -211,7 +211,7 @@ def _window(card: int, src: int, kind: str, passed: set[int], declined: frozense
     return w
 
 
-def _blank(cls: type) -> Any:
+def _blank(cls: Any) -> Any:
     """An instance of a state class with no field set (:meth:`GameState.__reduce__`)."""
     return cls.__new__(cls)
 
@@ -262,11 +262,11 @@ class GameState:
     """
 
     variant = "core"
-    deck = None  # the variant's Deck (no annotation: in a compiled class body it would declare a C field)
+    deck = cast(Deck, None)  # the variant's Deck: a class attribute of its state (花牌: set per hand)
 
     # The fields engine.pxd declares in C (compiled, they are not in ``__dict__``), and a
     # variant's state.pxd beside them: what a copy carries over besides ``__dict__``.
-    C_FIELDS = ("record", "rules", "n", "dealer", "stake", "hands", "wall", "front", "back", "melds", "river",
+    C_FIELDS: ClassVar[tuple[str, ...]] = ("record", "rules", "n", "dealer", "stake", "hands", "wall", "front", "back", "melds", "river",
                 "phase", "turn", "window", "step", "outcome")
 
     def __init__(self, record: Record, ruleset: Ruleset) -> None:
@@ -287,6 +287,7 @@ class GameState:
         self.window: Window | None = None
         self.step = 0
         self.outcome: dict[str, Any] | None = None
+        self.win: dict[str, Any] | None = None  # the winner's hand, set by the variant's 胡
 
     def fields(self) -> dict[str, Any]:
         """Every attribute of the state by name (:data:`C_FIELDS` and ``__dict__``), for copies."""
@@ -507,7 +508,7 @@ class GameState:
 
     # Keys a variant's settlement has beyond spec §5's common ones, and their value on a drawn hand
     # (e.g. {"xing": None} in the 字牌 family, {"jing": None, "bao": None} in 花牌).
-    draw_result_extra = {}
+    draw_result_extra: ClassVar[dict[str, Any]] = {}
 
     def end_draw(self) -> None:
         """荒庄: the wall is empty and nobody won; nobody pays."""
@@ -553,7 +554,17 @@ class GameState:
         assert self.outcome is not None
         return self.outcome
 
+    def won(self) -> dict[str, Any]:
+        """The winner's hand (:attr:`win`) of a hand that ended in a 胡."""
+        if self.win is None:
+            raise ValueError("the hand has no winner")
+        return self.win
+
     def facts(self) -> dict[str, Any]:  # pragma: no cover - variant
+        raise NotImplementedError
+
+    def snapshot(self) -> dict[str, Any]:  # pragma: no cover - variant
+        """The position for the audit's step view: hands, melds, rivers, wall left, phase."""
         raise NotImplementedError
 
     def legal_events(self) -> list[Event]:  # pragma: no cover - variant

@@ -263,8 +263,8 @@ def terms(claimed: dict[str, Any] | None, computed: dict[str, Any] | None,
     rows = []
     for k in keys:
         if k == "breakdown" and (isinstance(claimed.get(k), dict) or isinstance(computed.get(k), dict)):
-            cb = claimed.get(k) if isinstance(claimed.get(k), dict) else {}
-            mb = computed.get(k) if isinstance(computed.get(k), dict) else {}
+            cb: dict[str, Any] = claimed[k] if isinstance(claimed.get(k), dict) else {}
+            mb: dict[str, Any] = computed[k] if isinstance(computed.get(k), dict) else {}
             both = k in claimed and k in computed
             for t in [*mb, *(t for t in cb if t not in mb)]:
                 rows.append({"term": f"breakdown.{t}", "claimed": cb.get(t), "computed": mb.get(t),

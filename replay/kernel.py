@@ -27,7 +27,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = Path(__file__).with_name("_kernel_build.json")
@@ -150,7 +150,7 @@ class _SourceFirst(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, source(fullname))
 
 
-def install(env: dict[str, str] | None = None) -> _Status:
+def install(env: Mapping[str, str] | None = None) -> _Status:
     """Decide each kernel module's implementation (see the module doc) and put the finder in place.
     Idempotent; run by ``import replay`` before any kernel module is imported.
 
@@ -158,8 +158,8 @@ def install(env: dict[str, str] | None = None) -> _Status:
     :raises KernelNotBuiltError: ``PAIPU_KERNEL=compiled`` and some module is not built or is
         stale (an ``ImportError``).
     """
-    env = os.environ if env is None else env
-    mode = (env.get("PAIPU_KERNEL") or "auto").strip().lower()
+    env_: Mapping[str, str] = os.environ if env is None else env
+    mode = (env_.get("PAIPU_KERNEL") or "auto").strip().lower()
     if mode not in CHOICES:
         raise KernelChoiceError(f"PAIPU_KERNEL={mode!r}: choose one of {', '.join(CHOICES)}")
     man = _manifest()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 import msgspec
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from replay import ENGINE_VERSION, variants
 from replay.errors import RuleViolation, UnknownCard
@@ -94,10 +94,10 @@ def _record_checks(rec: Record, spec: variants.VariantSpec) -> list[RuleViolatio
     elif spec.hand_sizes is not None and n in spec.players and rec.dealer < n:
         dealer_n, other_n = spec.hand_sizes(n)
         for i, h in enumerate(rec.deal.hands):
-            want = dealer_n if i == rec.dealer else other_n
-            if len(h) != want:
+            dealt_n = dealer_n if i == rec.dealer else other_n
+            if len(h) != dealt_n:
                 errs.append(RuleViolation("deck_mismatch", f"{spec.id}.deal",
-                                          f"seat {i} was dealt {len(h)} cards, the rules deal {want}"))
+                                          f"seat {i} was dealt {len(h)} cards, the rules deal {dealt_n}"))
     if rec.shuffle is not None and rec.shuffle.digest is not None:
         want = shuffle_digest(deck.canonical_codes(dealt))
         if rec.shuffle.digest.lower() != want:
@@ -199,9 +199,9 @@ def replay_record(rec: Record, raw: bytes = b"", *, stop_after: int | None = Non
         return ReplayOutcome(verdict([RuleViolation("unknown_variant", "paipu.variant", why)], None, None), rec, raw=raw)
     errors: list[RuleViolation] = []
     ruleset = None
-    rules = rec.rules
+    rules: Mapping[str, Any] | UnsetType | None = rec.rules
     defaulted = rules is UNSET and defaults is not None and spec.id in defaults
-    if rules is UNSET:
+    if isinstance(rules, UnsetType):
         rules = defaults.get(spec.id) if defaults is not None else None
     try:
         ruleset = make_ruleset(spec.id, spec.options, rules)

@@ -247,6 +247,7 @@ class _Walk:
             w_now, worths = bot.claim_worths(st, seat, o)
             cands += [Candidate(event_dict(e, self.deck), v) for e, v in worths]
         cands.insert(0, Candidate(PASS, w_now))
+        played_w: float | None
         if played_ev is None or played_ev.act == "pass":
             played, played_w = PASS, w_now
         else:

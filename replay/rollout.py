@@ -37,7 +37,7 @@ from __future__ import annotations
 import inspect
 import random
 from operator import attrgetter
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from replay.engine import GameState, Option, Phase, Window
 from replay.errors import RuleViolation
@@ -216,7 +216,7 @@ class RolloutBot:
         return st
 
     # -- decisions -------------------------------------------------------------------------
-    def _value(self, state: GameState, seat: int, plays: list[Callable[[GameState, list], None]],
+    def _value(self, state: GameState, seat: int, plays: Sequence[Callable[..., None]],
                check: Callable[[GameState], bool] | None = None) -> list[list[int]]:
         """Units of ``seat`` after each play (``play(world copy, rollout bots)``, then the rollout),
         one list per world played (at most :attr:`worlds`; a world that cannot be played is

@@ -31,7 +31,7 @@ DEALT = ("kan", "long")  # dealt 3 / 4 of a kind: concealed, they join the hand 
 
 def groups(state: GameState) -> list[dict[str, Any]]:
     """Spec §8 ``groups`` of a won state: the winner's split, melds first."""
-    return sc.case_groups(state.win["groups"])  # type: ignore[attr-defined]
+    return sc.case_groups(state.won()["groups"])
 
 
 def parse_melds(melds: list, hand: list[int]) -> list[tuple[str, tuple[int, ...]]]:

@@ -576,7 +576,7 @@ def stray_kinds(h: list[int]) -> int:
 # The concealed group of each move of _take (but the triple, whose kind is the rule option's) on
 # each lowest kind i, at 20 * move + i; None where the move has none.
 _MOVE_GROUP: list[Group | None] = [
-    *(_group(_SHAPE_NAMES[1 if i % 10 == 0 else 2], (i, i + 1, i + 2)) if i % 10 <= 7 else None for i in range(20)),
+    *(_group("yi_er_san" if i % 10 == 0 else "shunzi", (i, i + 1, i + 2)) if i % 10 <= 7 else None for i in range(20)),
     *(_group("er_qi_shi", (i, i + 5, i + 8)) if i in (1, 11) else None for i in range(20)),
     *(_group("dazi", (i, i, i + 10)) if i < 10 else None for i in range(20)),
     *(_group("dazi", (i, i + 10, i + 10)) if i < 10 else None for i in range(20)),

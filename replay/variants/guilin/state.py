@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from itertools import combinations_with_replacement
-from typing import Any
+from typing import Any, NamedTuple
 
 try:
     import cython
@@ -27,6 +27,16 @@ NO_DISCARD_WHY = {"chong_duo": "重舵: 重舵的情况，摸牌后不打牌, 00
 # Priority ranks (lower first). 001 §技巧攻略: 扫穿或扫 >> 胡牌 >> 开舵或碰 >> 吃.
 R_SAO, R_HU, R_DUO, R_CHI = 0, 1, 2, 3
 SAO_KINDS = ("sao", "guo_sao")
+
+
+class Forced(NamedTuple):
+    """A forced 扫穿 or 开舵 just made (001 §开舵): the seat may 胡 on its card next (spec §4)."""
+
+    seat: int
+    card: int
+    win_from: str  # where the card came from: "self" (its own flip), "flip" or "discard"
+    src: int  # the seat it came from
+    act: str
 FOUR = ("sao_chuan", "kai_duo")
 FORCED_ACTS = SAO_KINDS + FOUR
 
@@ -254,8 +264,8 @@ class GuilinState(GameState):
         # ranked as the seat's 胡 (kai_duo_as_hu)
         self.must_hu: tuple[str, str, str] | None = None
         self.skipped: tuple[int, str] | None = None  # (seat, why) of a claim not followed by a discard, until the next draw
-        # (seat, card, win_from, src, act) of the forced act just made, whether or not the seat may 胡 after it
-        self.forced_card: tuple[int, int, str, int, str] | None = None
+        # the forced act just made, whether or not the seat may 胡 after it
+        self.forced_card: Forced | None = None
         self.xing_turns: list[int] | None = None  # the 醒 cards turned, when a position sets them (replay.judge)
         self.variant = ruleset.variant  # rule ids read zipai.<rule> under zipai
         # Per seat, card -> kind of its meld of that card alike (扫, 过扫, 碰, 扫穿, 开舵; at most one
@@ -572,8 +582,10 @@ class GuilinState(GameState):
         s = self.turn
         if self.must_hu and not (ev.act == "hu" and ev.seat == s):
             code, rule, why = self.must_hu
-            raise self.fail(code, rule, f"seat {s} had to 胡 {self.label(self.forced_card[1])} "
-                            f"after its forced `{self.forced_card[4]}` ({why}), not `{ev.act}`")
+            fc = self.forced_card
+            assert fc is not None  # must_hu is set with it
+            raise self.fail(code, rule, f"seat {s} had to 胡 {self.label(fc.card)} after its forced `{fc.act}` ({why}), "
+                            f"not `{ev.act}`")
         if ev.act == "draw" and (self.skip_discard or self.may_skip):  # no discard: the next seat draws
             if self.may_skip:
                 self.ting_skip[s] = False  # once a hand
@@ -689,7 +701,7 @@ class GuilinState(GameState):
                     h[k] -= 1
                 self.melds[s].append(("bi", tuple(sorted(kinds))))
         forced = act in FORCED_ACTS
-        self.forced_card = (s, c, win_from, w.src, act) if forced else None
+        self.forced_card = Forced(s, c, win_from, w.src, act) if forced else None
         # after a forced act the seat may 胡 on the card it took (spec §4); 点炮不准胡 still holds
         may_hu = forced and (win_from != "discard" or self.dian_pao_ok) and self.can_win(s, None, None)
         self.after_forced = (s, c, win_from, w.src) if may_hu else None
@@ -881,7 +893,7 @@ class GuilinState(GameState):
                 duo = o
                 hu = self.kai_duo_as_hu(o, w)
                 break
-        if hu is None:
+        if hu is None or duo is None:
             return []
         opts = w.options
         return [(i, o) for i, o in enumerate(opts) if o.seat != seat and o.seat not in w.passed and i not in w.declined
@@ -898,9 +910,10 @@ class GuilinState(GameState):
             melds = [*self.melds[s], ("kai_duo", (c,) * 4)]
         else:
             hand = h
-            melds = self.kai_duo_melds(s, c, win_from)
-            if melds is None:
+            upgraded = self.kai_duo_melds(s, c, win_from)
+            if upgraded is None:
                 return False
+            melds = upgraded
         p = sc.best_points(hand, melds, None, None, self.hu_triple)
         return p is not None and p >= sc.MIN_HU
 
@@ -945,11 +958,11 @@ class GuilinState(GameState):
         card to win on: after its forced act on that card, ``not_a_win`` (or 点炮不准胡 when the card
         was a discard: the forced act does not change where it came from); else ``illegal_action``."""
         s, fc = ev.seat, self.forced_card
-        if fc is not None and fc[0] == s and (ev.card is None or self.card(ev.card) == fc[1]):
-            if fc[2] == "discard" and not self.dian_pao_ok:
-                return self.fail("illegal_action", "dian_pao_bu_zhun_hu", f"点炮不准胡: {self.label(fc[1])} came from seat "
-                                 f"{fc[3]}'s discard; only flipped cards can be won, after a forced act too (001 §点炮不准胡规则)")
-            return self.not_a_win(s, None, None, f" after its forced `{fc[4]}`")
+        if fc is not None and fc.seat == s and (ev.card is None or self.card(ev.card) == fc.card):
+            if fc.win_from == "discard" and not self.dian_pao_ok:
+                return self.fail("illegal_action", "dian_pao_bu_zhun_hu", f"点炮不准胡: {self.label(fc.card)} came from seat "
+                                 f"{fc.src}'s discard; only flipped cards can be won, after a forced act too (001 §点炮不准胡规则)")
+            return self.not_a_win(s, None, None, f" after its forced `{fc.act}`")
         return self.fail("illegal_action", "hu", f"seat {s} has no card to win on now (it must discard)")
 
     def not_a_win(self, s: int, c: int | None, wf: str | None, suffix: str = ""):
@@ -1006,6 +1019,7 @@ class GuilinState(GameState):
         share = units * self.stake
         scores = [0] * self.n
         if kind == "dianpao":  # 点炮: the discarder pays for both losers (001 §打10胡胡牌规则)
+            assert src is not None
             scores[src] = -share * (self.n - 1)
         else:
             for o in range(self.n):
@@ -1107,8 +1121,10 @@ class GuilinState(GameState):
         if self.phase is Phase.DISCARD and self.must_hu:
             self.step = n_actions
             code, rule, why = self.must_hu
-            raise self.fail(code, rule, f"seat {self.turn} had to 胡 after its forced "
-                            f"`{self.forced_card[4]}` ({why}); the actions stop there")
+            fc = self.forced_card
+            assert fc is not None  # must_hu is set with it
+            raise self.fail(code, rule, f"seat {self.turn} had to 胡 after its forced `{fc.act}` ({why}); "
+                            "the actions stop there")
         if self.phase is Phase.DISCARD and self.skip_discard and self.wall_left == 0:
             self.end_draw()  # the seat that owes no discard declined its 胡 on the last card
         super().finish(n_actions)
@@ -1119,7 +1135,7 @@ class GuilinState(GameState):
         melds = [{"seat": s, "kind": k, "cards": _codes(cards), "points": sc.meld_points(k, cards), "origin": "table"}
                  for s in range(self.n) for k, cards in self.melds[s]]
         xing = None
-        if self.win is not None:
+        if self.win is not None and self.outcome is not None:
             ws = self.win["seat"]
             melds = [m for m in melds if m["seat"] != ws]
             melds += [{"seat": ws, "kind": g.kind, "cards": g.codes(), "points": g.points, "origin": g.origin}

@@ -86,7 +86,7 @@ def position(case: dict[str, Any], ruleset, make_state) -> Position:
         src = (seat - 1) % st.n
         st.phase, st.turn, st.drawn = Phase.WINDOW, src, None
         st.window = Window(w, src, "discard", st.window_options(w, src))
-    return Position(st, seat, lambda won: sc.groups_json(won.win["split"]), hu=hu)
+    return Position(st, seat, lambda st: sc.groups_json(st.won()["split"]), hu=hu)
 
 
 def score_case_of(state, seat: int) -> dict[str, Any]:

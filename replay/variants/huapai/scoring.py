@@ -215,7 +215,7 @@ def _compositions(ch: int, rem: tuple[int, ...], n: int, must: int) -> list[tupl
             np_ = n - nh - nl
             if np_ > rem[p] or (nh and (h is None or nh > rem[h])):
                 continue
-            combo = (p,) * np_ + ((h,) * nh if nh else ()) + ((slot,) * nl if nl else ())
+            combo = (p,) * np_ + ((h,) * nh if h is not None else ()) + ((slot,) * nl if slot is not None else ())
             if must in combo:
                 out.append(combo)
     return out

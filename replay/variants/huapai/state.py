@@ -137,9 +137,9 @@ class HuapaiState(GameState):
         hf = 0 if f is None else h[f] - (keep == f)
         codes = self.deck.codes
         cp = codes[p]
-        cf = None if f is None else codes[f]
+        cf = [] if f is None else [codes[f]]  # hf is 0 when the character has no 花 copy
         # fewest 花 first; each mix needs its plain and its 花 copies in hand
-        return [[cp] * (n - nf) + [cf] * nf for nf in range(0, min(n, hf) + 1) if n - nf <= hp]
+        return [[cp] * (n - nf) + cf * nf for nf in range(0, min(n, hf) + 1) if n - nf <= hp]
 
     def wins(self, seat: int, hand: list[int], card: int) -> bool:
         """Whether ``hand`` (concealed, before ``card``) with ``seat``'s melds is a win: complete and
@@ -403,7 +403,8 @@ class HuapaiState(GameState):
         if ch is None or len(own) != n or any(self.char_of(k) != ch for k in own) or min(rest) < 0:
             what = "扎" if ev.act == "zha" else "開泛 from the hand"
             raise self.fail("illegal_action", ev.act, f"seat {s} {what} needs {n} "
-                            f"{HUAPAI_CHARS[ch] if ch is not None else '?'} in hand beside the drawn {self.code(self.drawn)}")
+                            f"{HUAPAI_CHARS[ch] if ch is not None else '?'} in hand beside the drawn "
+                            f"{self.code(self.drawn) if self.drawn is not None else '?'}")
         return own, rest
 
     def window_closed(self, w: Window) -> None:
@@ -421,6 +422,7 @@ class HuapaiState(GameState):
             d = self.card(ev.card)
             h[d] -= 1
             i = self.fan_meld(s, sc.KCHAR[d])
+            assert i is not None  # offered only over an own 扎 (start_options)
             self.melds[s][i] = ("kai_fan", tuple(sorted([*self.melds[s][i][1], d])))
             self.qt_from = self.qt_order().index(s)
             self.to_draw(s, "kai_fan")  # 開泛 … 須在牌底再起一張牌 (002 §2)

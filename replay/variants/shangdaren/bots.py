@@ -56,7 +56,7 @@ def phrase_shape(base: int, a: int, b: int, c: int, p: sc.Params) -> tuple[int, 
 
 
 # Plans a hand can aim for: (name, 胡 target, kinds it must not hold, bonus for the richer class).
-PLANS = (("jing", 21, frozenset(), 0.0), ("qing", 11, JING, 1.0), ("ku", 11, KU, 2.5))
+PLANS: tuple[tuple[str, int, frozenset[int], float], ...] = (("jing", 21, frozenset(), 0.0), ("qing", 11, JING, 1.0), ("ku", 11, KU, 2.5))
 
 
 def _plans(p: sc.Params) -> list[tuple]:

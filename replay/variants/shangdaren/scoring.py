@@ -296,9 +296,9 @@ def judge(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], win_c
     if gen is not None:
         splits.append((gen, False))
     if not any(k == "chi" for k, _ in melds):
-        pp = _pengpeng(counts, p)
-        if pp is not None:
-            splits.append((pp, True))
+        peng = _pengpeng(counts, p)
+        if peng is not None:
+            splits.append((peng, True))
     if not splits:
         return Judgement(False, None, None, None, False, table, None, main, n_jing, tuple(held),
                          "the cards do not all form 句 and 坎 with one 聽頭 (a pair or two cards of one phrase)")
@@ -309,6 +309,7 @@ def judge(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], win_c
         key = (units, total)
         if best is None or key > best[0]:
             best = (key, total, cid, units, bd, pp, groups)
+    assert best is not None  # splits is not empty
     _, total, cid, units, bd, pp, groups = best
     allg = (*table, *groups)
     if cid is None:

@@ -255,7 +255,7 @@ class ShangdarenState(GameState):
             raise self.fail("illegal_action", "shangdaren.mao", f"seat {s} does not hold the four cards {ev.cards} it declares")
         if ev.card is not None and SHANGDAREN.index(ev.card) != kinds[0]:
             # spec §3: `card` is the card the meld is made with; a 毛 is four of one kind from the hand
-            raise self.fail("illegal_action", "shangdaren.mao", f"seat {s}'s 毛 of {ev.cards[0]} names card {ev.card}, "
+            raise self.fail("illegal_action", "shangdaren.mao", f"seat {s}'s 毛 of {(ev.cards or ['?'])[0]} names card {ev.card}, "
                             "not one of its four")
         if self.wall_left == 0:
             raise self.fail("illegal_action", "shangdaren.mao", "the wall is empty: no replacement card for 毛")
@@ -377,6 +377,7 @@ class ShangdarenState(GameState):
             melds = [m for m in melds if m["seat"] != ws]
             melds += [{"seat": ws, "kind": g.kind, "cards": g.codes(), "points": g.points, "origin": g.origin}
                       for g in self.judgement.groups]
+            assert self.outcome is not None  # a 胡 settled the hand
             jing = {"main": self.outcome["jing"]["main"], "per_char": sc.per_jing(self.judgement, self.rules)}
         return {
             "win_kind": self.win["kind"] if self.win else None,

@@ -93,7 +93,7 @@ def position(case: dict[str, Any], ruleset) -> Position:
         src = (seat - 1) % n
         st.phase, st.turn, st.can_hu = Phase.WINDOW, src, None
         st.window = Window(w, src, "discard", st.window_options(w, src))
-    return Position(st, seat, lambda won: groups_of(won.win["judgement"]), hu=hu)
+    return Position(st, seat, lambda st: groups_of(st.won()["judgement"]), hu=hu)
 
 
 def score_case_of(state: GeziState, seat: int) -> dict[str, Any]:

@@ -288,7 +288,7 @@ def _assign(groups: Sequence[tuple[str, tuple[int, ...]]], counts: Sequence[int]
     left = list(counts)
     back = list(held_back) if held_back is not None else [0] * N_KINDS
     kinds_of: list[list[int]] = [[] for _ in groups]
-    order = range(len(groups))
+    order: Sequence[int] = range(len(groups))
     if any(back):  # groups of one character last, so that they take what the 句 left
         order = sorted(order, key=lambda g: len(set(groups[g][1])) == 1)
     for gi in order:

@@ -73,7 +73,7 @@ def parse_melds(raw: Any) -> tuple[list[int], list[tuple[str, tuple[int, ...]]],
 
 def groups(state: GameState) -> list[dict[str, Any]]:
     """spec §8 ``groups`` of a won state: the winner's best split, melds first."""
-    return sc.case_groups(state.win["eval"].groups)  # type: ignore[attr-defined]
+    return sc.case_groups(state.won()["eval"].groups)
 
 
 def position(case: dict[str, Any], rules: Any) -> Position:

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from replay.cards import ZIPAI
+from replay.options import Ruleset
 
 try:
     import cython
@@ -37,7 +38,7 @@ SENT_WITH: dict[int, tuple[tuple[int, int, int], ...]] = {k: tuple(s for s in SE
 MENZI2: frozenset[tuple[int, int]] = frozenset((s[i], s[j]) for s in SENTENCES for i in range(3) for j in range(i + 1, 3))
 
 
-def completions(pair: tuple[int, int]) -> set[int]:
+def completions(pair: tuple[int, ...]) -> set[int]:
     """Kinds that make the 门子 ``pair`` (two distinct kinds) a sentence, e.g. 小三小四 → {小二, 小五}."""
     a, b = sorted(pair)
     return {x for s in SENTENCES if a in s and b in s for x in s if x not in (a, b)}
@@ -47,8 +48,8 @@ def completions(pair: tuple[int, int]) -> set[int]:
 # in :data:`SENT_WITH` order: ``lock`` the kinds 锁牌 may lock after that 吃 (the card and the
 # completions, 003 §玩法规则 4.3), ``closes`` the 门子's other completions that 过吃 / 不能吃自己出过的牌
 # close (003 §玩法规则 3 ②, 4.1). Tables, so the claim windows build no sets per seat (speed only).
-COMPLETIONS: dict[tuple[int, int], frozenset[int]] = {p: frozenset(completions(p)) for p in MENZI2}
-EAT_WITH: dict[int, tuple[tuple[tuple[int, int], frozenset[int], tuple[int, ...]], ...]] = {
+COMPLETIONS: dict[tuple[int, ...], frozenset[int]] = {p: frozenset(completions(p)) for p in MENZI2}
+EAT_WITH: dict[int, tuple[tuple[tuple[int, ...], frozenset[int], tuple[int, ...]], ...]] = {
     c: tuple((own, COMPLETIONS[own] | {c}, tuple(sorted(COMPLETIONS[own] - {c})))
              for own in (tuple(k for k in s if k != c) for s in SENT_WITH[c]))
     for c in range(20)}
@@ -342,7 +343,7 @@ class HandShape:
         """:param hand: the count vector (20 counts, a list or bytes; :func:`pack`)."""
         self._set(pack(hand))
 
-    def __reduce__(self):  # type: ignore[no-untyped-def]
+    def __reduce__(self):
         # the hand alone, answers asked anew: one pickle for both kernels (Cython's own names the
         # compiled layout, which the pure-Python class cannot read, nor the other way round)
         return shape_of, (self._x,)
@@ -485,7 +486,7 @@ def _combine(types: dict[str, int], how: str) -> int:
 
 
 def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w: int | None, wmode: str,
-             ctx: Context, rules: Mapping[str, Any]) -> Win:
+             ctx: Context, rules: Ruleset) -> Win:
     """Score a finished hand: the reading (split, or 十对 / 九对半) with the most final 息.
 
     :param hand: count vector (20) of the concealed hand before the winning card.

@@ -118,7 +118,7 @@ class YuanjiangState(GameState):
         # 不能吃自己出过的牌 / 过吃: card -> rule id that closed it (003 §玩法规则 3 ②, 4.1)
         self.chi_closed: list[dict[int, str]] = [{} for _ in range(n)]
         # (card, 门子) closed to that 门子: card -> rule id (003 §玩法规则 3 ② example, 4.1 example)
-        self.menzi_closed: list[dict[tuple[int, tuple[int, int]], str]] = [{} for _ in range(n)]
+        self.menzi_closed: list[dict[tuple[int, tuple[int, ...]], str]] = [{} for _ in range(n)]
         self.peng_closed: list[set[int]] = [set() for _ in range(n)]  # 过碰 (003 §玩法规则 4.2)
         # own discards closed to 碰 (option peng_own_discard; 003 §玩法规则 3 ② names only 吃)
         self.peng_own: list[set[int]] = [set() for _ in range(n)]
@@ -214,12 +214,12 @@ class YuanjiangState(GameState):
             return False
         return self.evaluate(seat, card, wmode, tianhu).ok
 
-    def chi_locks(self, seat: int, card: int, own: tuple[int, int]) -> set[int]:
+    def chi_locks(self, seat: int, card: int, own: tuple[int, ...]) -> set[int]:
         """锁牌 made by eating ``card`` with ``own``: the copies of ``card`` left in hand and the other
         card that makes a sentence with ``own`` (003 §玩法规则 4.3: 小三小四小五小六 吃小三 → 小三 小六)."""
         h = self.hands[seat]
-        cands = sc.COMPLETIONS.get(own)
-        cands = cands | {card} if cands is not None else sc.completions(own) | {card}
+        known = sc.COMPLETIONS.get(own)
+        cands = known | {card} if known is not None else sc.completions(own) | {card}
         return {k for k in cands if h[k] - own.count(k) > 0}
 
     def chi_choices(self, seat: int, card: int) -> list[tuple[int, int]]:
@@ -415,7 +415,7 @@ class YuanjiangState(GameState):
         elif o.act in ("peng", "wai"):
             self.peng_closed[o.seat].add(c)
 
-    def pass_chi(self, s: int, c: int, owns: list[tuple[int, int]]) -> None:
+    def pass_chi(self, s: int, c: int, owns: list[tuple[int, ...]]) -> None:
         """过吃 of ``c`` by ``s``, whose 吃 option ate it with the 门子 ``owns`` (:meth:`passed`)."""
         self.chi_closed[s].setdefault(c, "guo_chi")
         closed = self.menzi_closed[s]
@@ -549,7 +549,7 @@ class YuanjiangState(GameState):
     def _menzi_ban(self, ev: Event, card: int) -> None:
         """Raise the 门子 ban (不能吃自己出过的牌 or 过吃) that closes eating ``card`` with the 吃's own cards."""
         own = tuple(sorted(ZIPAI.index(x) for x in ev.cards or []))
-        why = self.menzi_closed[ev.seat].get((card, own))  # type: ignore[arg-type]
+        why = self.menzi_closed[ev.seat].get((card, own))
         if why:
             src = "003 §玩法规则 3 ② (不能吃自己出过的牌…门子也不允许再吃)" if why == "chi_own_discard" else "003 §玩法规则 4.1 (过吃)"
             raise self.fail("illegal_action", why,
