@@ -12,42 +12,41 @@ WAREHOUSE := $(DEMO)/warehouse
 
 # One stamp per extra: `make demo` on a fresh clone installs only the base dependencies (what the
 # demo runs: no test tools, no dask, no browser, no chess), `make bench` adds the bench extra
-# (python-chess, pyinstrument), `make test` the dev extra.
+# (python-chess, pyinstrument), `make test` the dev extra. An extra installs its own packages only,
+# so the package and its kernel are built once, by the kernel's own rule below.
 BASE := $(VENV)/.installed-base
 DEV := $(VENV)/.installed-dev
 BENCH := $(VENV)/.installed-bench
 PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+SAY := @printf 'paipu: %s\n'
+EXTRA = $(BIN)/python -c "import subprocess, sys, tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['$(1)']; sys.exit(subprocess.call([sys.executable, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', *deps]))"
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Each install also builds the compiled kernel (setup.py: Cython, when a C compiler
-# works; else pure Python) and prints one line saying which kernel runs.
+# The compiled kernel (setup.py: Cython, when a C compiler works; else pure Python, said in one line).
 KERNEL := $(VENV)/.installed-kernel
 KERNEL_SAY := $(BIN)/python -c "from replay import kernel; print('paipu', kernel.describe())"
 # What the kernel build was made from, by content: make's times alone miss a source restored with
 # an old mtime, a deleted extension, a lost manifest (replay/kernel.py runs those as Python).
 KERNEL_SUM := build/kernel.sum
 KERNEL_SUMS = mkdir -p build && { sha256sum $(KERNEL_SRC) replay/_kernel_build.json; ls replay/*.so replay/variants/*/*.so ingest/*.so; } 2>/dev/null
-KERNEL_SRC := setup.py replay/kernel.py $(wildcard replay/*.pxd replay/variants/*/*.pxd) $(shell sed -n 's/^    "\(\(replay\|ingest\)\.[a-z_.]*\)",$$/\1/p' replay/kernel.py | tr . / | sed 's/$$/.py/')
+KERNEL_SRC := setup.py replay/kernel.py replay/kernel_modules.txt $(wildcard replay/*.pxd replay/variants/*/*.pxd) $(shell grep '^[a-z]' replay/kernel_modules.txt | tr . / | sed 's/$$/.py/')
 
 $(BASE): pyproject.toml setup.py | $(VENV)/bin/python
-	$(PIP) -e .
-	@$(KERNEL_SAY)
-	@$(KERNEL_SUMS) > $(KERNEL_SUM) || true
-	touch $@ $(KERNEL)
+	$(SAY) "installing the dependencies into $(VENV) (a few minutes the first time)"
+	PAIPU_BUILD_KERNEL=0 $(PIP) -e .
+	touch $@
 
-$(DEV): pyproject.toml setup.py | $(VENV)/bin/python
-	$(PIP) -e '.[dev]'
-	@$(KERNEL_SAY)
-	@$(KERNEL_SUMS) > $(KERNEL_SUM) || true
-	touch $@ $(BASE) $(KERNEL)
+$(DEV): pyproject.toml | $(BASE)
+	$(SAY) "installing the test tools (the dev extra)"
+	$(call EXTRA,dev)
+	touch $@
 
-$(BENCH): pyproject.toml setup.py | $(VENV)/bin/python
-	$(PIP) -e '.[bench]'
-	@$(KERNEL_SAY)
-	@$(KERNEL_SUMS) > $(KERNEL_SUM) || true
-	touch $@ $(BASE) $(KERNEL)
+$(BENCH): pyproject.toml | $(BASE)
+	$(SAY) "installing the bench extra"
+	$(call EXTRA,bench)
+	touch $@
 
 # A kernel module changed since the build: recompile what changed, in place (a stale module runs
 # as pure Python meanwhile, never its old build).
@@ -55,6 +54,7 @@ $(KERNEL_SUM): FORCE
 	@$(KERNEL_SUMS) > $@.new || true; if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
 
 $(KERNEL): $(KERNEL_SRC) $(KERNEL_SUM) | $(BASE)
+	$(SAY) "compiling the kernel (Cython; the modules that changed since the last build)"
 	$(PIP) "Cython>=3.0" "setuptools>=69"
 	$(BIN)/python setup.py --quiet build_ext --inplace
 	@$(KERNEL_SAY)
@@ -63,7 +63,7 @@ $(KERNEL): $(KERNEL_SRC) $(KERNEL_SUM) | $(BASE)
 
 FORCE:
 
-install: $(DEV)
+install: $(DEV) $(KERNEL)
 
 kernel: $(KERNEL)
 
@@ -74,7 +74,7 @@ kernel: $(KERNEL)
 # planted invalid games (2 would be a usage error).
 VGAMES ?= 300
 
-demo: $(BASE)
+demo: $(BASE) $(KERNEL)
 	rm -rf $(DEMO) && mkdir -p $(DEMO)
 	$(BIN)/python -m dashboards.demo --out $(DEMO) --games $(GAMES) --vgames $(VGAMES) --seed $(SEED)
 	$(BIN)/paipu validate --quiet $(DEMO)/logs || test $$? -eq 1
@@ -84,13 +84,13 @@ ifeq ($(SERVE),1)
 endif
 
 # Two processes (pytest-xdist), a test file per process: its module fixtures are built once.
-test: install $(KERNEL)
+test: $(DEV) $(KERNEL)
 	$(BIN)/ruff check replay ingest analytics dashboards paipu bench tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 # The same suite on the pure-Python reference engine (the compiled build is what `make test` runs).
-test-python: install
+test-python: $(DEV)
 	PAIPU_KERNEL=python $(BIN)/python -m pytest -n 2 --dist loadfile
 
 bench: $(BENCH) $(KERNEL)

@@ -12,7 +12,6 @@ its digest changed (not only when its ``.py`` is newer).
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import sys
@@ -31,12 +30,9 @@ never the other way round (a build of the new text recorded as the old)."""
 
 
 def kernel_modules() -> tuple[str, ...]:
-    """``MODULES`` of replay/kernel.py, read without importing the package."""
-    tree = ast.parse((HERE / "replay" / "kernel.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "MODULES" for t in node.targets):
-            return tuple(ast.literal_eval(node.value))
-    raise RuntimeError("replay/kernel.py has no MODULES")
+    """The kernel's modules: the lines of replay/kernel_modules.txt (``replay.kernel.MODULES``)."""
+    lines = (HERE / "replay" / "kernel_modules.txt").read_text(encoding="utf-8").splitlines()
+    return tuple(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 
 def _kernel():  # type: ignore[no-untyped-def]
@@ -152,7 +148,7 @@ def extensions() -> list:
             c.unlink(missing_ok=True)
             stamp.unlink(missing_ok=True)
     try:
-        out = cythonize(exts, build_dir=str(CYTHON_DIR.relative_to(HERE)), quiet=True, nthreads=0,
+        out = cythonize(exts, build_dir=str(CYTHON_DIR.relative_to(HERE)), quiet=True, nthreads=min(4, os.cpu_count() or 1),
                          compiler_directives={"language_level": 3, "annotation_typing": False,
                                               "emit_code_comments": False})
         for name in names:

@@ -34,31 +34,10 @@ MANIFEST = Path(__file__).with_name("_kernel_build.json")
 """Written by ``setup.py`` at build time (git-ignored): ``{"cython", "modules": {name: sha256},
 "failed": {name: why}, "error": why-none-was-built}``."""
 
-# The compiled set: the engine core, decode and replay, every variant's state and scorer, and the
-# ingest's rows of a replayed line (ingest.rows, the rest of a worker's job; ingest/__init__ imports
-# replay first, so this finder is in place before it loads).
-# setup.py reads this tuple with ast.literal_eval (it cannot import replay at build time).
-MODULES = (
-    "replay.cards",
-    "replay.errors",
-    "replay.record",
-    "replay.options",
-    "replay.engine",
-    "replay.split",
-    "replay.judge",
-    "replay.replayer",
-    "replay.variants.guilin.scoring",
-    "replay.variants.guilin.state",
-    "replay.variants.huapai.scoring",
-    "replay.variants.huapai.state",
-    "replay.variants.shangdaren.scoring",
-    "replay.variants.shangdaren.state",
-    "replay.variants.tongcheng_gezi.scoring",
-    "replay.variants.tongcheng_gezi.state",
-    "replay.variants.yuanjiang_guihuzi.scoring",
-    "replay.variants.yuanjiang_guihuzi.state",
-    "ingest.rows",
-)
+# The compiled set, declared in kernel_modules.txt beside this file (setup.py and the Makefile read it too).
+MODULES: tuple[str, ...] = tuple(
+    line.strip() for line in (Path(__file__).parent / "kernel_modules.txt").read_text(encoding="utf-8").splitlines()
+    if line.strip() and not line.startswith("#"))
 
 CHOICES = ("auto", "compiled", "python")
 

@@ -1,38 +1,55 @@
-"""The two commands of the quick start: ``make demo`` installs only the base
-dependencies (no test tools, dask, browser or chess: they were 40% of a fresh demo's time),
-``make test`` the dev extra; what ``make -n`` would run, on a venv that does not exist yet."""
+"""The two commands of the quick start, as ``make -n`` plans them: ``make demo`` installs only the
+base dependencies (no test tools, dask, browser or chess), ``make test`` adds the dev extra's
+packages alone, and the kernel is compiled by its own rule only, so ``make test`` after ``make demo``
+neither reinstalls the package nor builds the kernel a second time."""
 
 from __future__ import annotations
 
-import shutil
+import os
 import subprocess
+import time
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+PIP = "-m pip install --quiet --disable-pip-version-check"
 
 
-def planned(target: str, venv: Path) -> list[str]:
+def plan(target: str, venv: Path) -> list[str]:
     out = subprocess.run(["make", "--no-print-directory", "-n", target, f"VENV={venv}", "SERVE=0"], cwd=ROOT,
-                         capture_output=True,
-                         text=True, check=True).stdout
-    return [ln for ln in out.splitlines() if " venv" in ln or "pip install" in ln]
-
-
-def test_demo_installs_only_the_base_dependencies(tmp_path):
-    venv = tmp_path / "venv"
-    assert planned("demo", venv) == [f"python3 -m venv {venv}",
-                                     f"{venv}/bin/python -m pip install --quiet --disable-pip-version-check -e ."]
-
-
-def test_test_installs_the_dev_extra(tmp_path):
-    venv = tmp_path / "venv"
-    assert planned("test", venv)[1] == f"{venv}/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'"
-
-
-def test_test_runs_in_two_processes_a_file_each(tmp_path):
-    out = subprocess.run(["make", "--no-print-directory", "-n", "test", f"VENV={tmp_path / 'venv'}"], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout
-    assert out.splitlines()[-1] == f"{tmp_path / 'venv'}/bin/python -m pytest -n 2 --dist loadfile"
+    return out.splitlines()
+
+
+def installs(lines: list[str]) -> list[str]:
+    return [ln for ln in lines if " venv" in ln or "pip install" in ln or "build_ext" in ln]
+
+
+def test_a_fresh_demo_installs_the_base_without_its_kernel_then_compiles_the_kernel_once(tmp_path):
+    venv = tmp_path / "venv"
+    assert installs(plan("demo", venv)) == [
+        f"python3 -m venv {venv}",
+        f"PAIPU_BUILD_KERNEL=0 {venv}/bin/python {PIP} -e .",
+        f'{venv}/bin/python {PIP} "Cython>=3.0" "setuptools>=69"',
+        f"{venv}/bin/python setup.py --quiet build_ext --inplace",
+    ]
+
+
+def test_test_after_demo_adds_the_dev_packages_only(tmp_path):
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").touch()
+    later = time.time() + 60
+    for stamp in (".installed-base", ".installed-kernel"):  # what the demo left
+        (venv / stamp).touch()
+        os.utime(venv / stamp, (later, later))
+    steps = installs(plan("test", venv))
+    assert not any(" -e " in s for s in steps)  # the package is not reinstalled
+    assert sum("build_ext" in s for s in steps) <= 1  # make -n always plans the rebuild check's recipe
+    assert "'optional-dependencies']['dev']" in [s for s in plan("test", venv) if "tomllib" in s][0]
+
+
+def test_test_runs_ruff_mypy_and_pytest_in_two_processes_a_file_each(tmp_path):
+    lines = plan("test", tmp_path / "venv")
+    assert lines[-3:] == [f"{tmp_path / 'venv'}/bin/ruff check replay ingest analytics dashboards paipu bench tests",
+                          f"{tmp_path / 'venv'}/bin/mypy",
+                          f"{tmp_path / 'venv'}/bin/python -m pytest -n 2 --dist loadfile"]

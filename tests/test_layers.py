@@ -10,10 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ("replay", "ingest", "analytics", "dashboards", "paipu")
 
-NAMED_AS_DATA = {
-    ("replay.kernel", "ingest.rows"): "the kernel's list of compiled modules (MODULES): its finder, installed "
-                                      "by `import replay`, loads ingest.rows when ingest imports it; replay never does",
-}
+NAMED_AS_DATA: dict[tuple[str, str], str] = {}
 """A later stage's module named as data, not imported: (module, name) → why."""
 
 _IMPORTERS = {"import_module", "__import__"}
