@@ -462,3 +462,26 @@ def arm_sizes(con: duckdb.DuckDBPyConnection, a: Arm, b: Arm) -> dict[str, int]:
                (SELECT count(*) FROM (SELECT deal FROM scoped GROUP BY deal HAVING count(DISTINCT side) = 2)) AS pairs
         FROM scoped""", p).row(0, named=True)
     return {**sizes, **n}
+
+
+# --- one table's session (the dashboard's Session page) ---------------------------------------------
+
+def table_session(con: duckdb.DuckDBPyConnection, table_id: str) -> pl.DataFrame:
+    """The games of one table (``table_id``), a row per seat of each, in play order (start, then
+    ``round``, then id): ``n`` (1-based round of the session), game_id, variant, ruleset_id, round,
+    started_at, valid, error_code, outcome, winner, win_kind, points, units, seat, player_id, score
+    (the engine's, null when replay computed none) and ``total`` (the player's running score over the
+    session so far). Every game at that table, invalid ones and experiments included: a session is
+    what was played there."""
+    return _df(con, """
+        WITH g AS (SELECT game_id, variant, ruleset_id, "round", started_at, valid, error_code, outcome, winner,
+                          win_kind, points, units, ingested_at,
+                          row_number() OVER (PARTITION BY game_id, variant ORDER BY ingested_at DESC NULLS LAST) AS k
+                   FROM games WHERE table_id = $table),
+             o AS (SELECT *, dense_rank() OVER (ORDER BY started_at NULLS LAST, "round" NULLS LAST, game_id, variant) AS n
+                   FROM g WHERE k = 1)
+        SELECT o.n, o.game_id, o.variant, o.ruleset_id, o."round", o.started_at, o.valid, o.error_code, o.outcome,
+               o.winner, o.win_kind, o.points, o.units, s.seat, s.player_id, s.score,
+               (sum(coalesce(s.score, 0)) OVER (PARTITION BY s.player_id ORDER BY o.n))::BIGINT AS total
+        FROM o JOIN seats s ON s.game_id = o.game_id AND s.variant = o.variant
+        ORDER BY o.n, s.seat""", {"table": table_id})

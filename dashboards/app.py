@@ -15,7 +15,9 @@ Pages (url_path, deep-link parameters):
   (``/conformance?fit=1&n=N``: ``paipu fit`` of the stored games), 公平性 Fairness (``/fairness``);
 - auditors: 对局审计 Game audit (``/audit?game=ID&step=N``; a rejected line ``?file=PATH&line=N``;
   search ``?q=&player=&with=&table=&date=&code=&hand=``), 合谋线索 Collusion leads (``/collusion``);
-- players: 玩家 Player (``/player?player=ID``), 排行榜 Leaderboard (``/leaderboard?min=N&sort=KEY``).
+  规则 Rules (``/rules?doc=VARIANT&section=TITLE`` or ``?rule=VARIANT.ID``: the rules doc the audit page cites);
+- players: 玩家 Player (``/player?player=ID``; without ``variant``, the player's most played), 排行榜 Leaderboard
+  (``/leaderboard?min=N&sort=KEY``), 牌桌 Session (``/session?table=ID``: one table's rounds and running totals).
 """
 
 from __future__ import annotations
@@ -48,16 +50,19 @@ _P = {
     "collusion": st.Page("screens/collusion.py", title="合谋线索 Collusion leads", icon=":material/policy:", url_path="collusion"),
     "player": st.Page("screens/player.py", title="玩家 Player", icon=":material/person:", url_path="player"),
     "leaderboard": st.Page("screens/leaderboard.py", title="排行榜 Leaderboard", icon=":material/leaderboard:", url_path="leaderboard"),
+    "session": st.Page("screens/session.py", title="牌桌 Session", icon=":material/table_restaurant:", url_path="session"),
+    "rules": st.Page("screens/rules.py", title="规则 Rules", icon=":material/menu_book:", url_path="rules"),
 }
 # The default page is served at "/" only (its url_path is reserved but unreachable); this hidden
 # twin makes /overview a working link too.
 _twin = st.Page("screens/overview.py", title="概览 Overview", url_path="overview", visibility="hidden")
 _PAGES = {
     "运营 Operators": [_P["overview"], _P["hand-types"], _P["families"], _P["tuning"], _P["conformance"], _P["fairness"]],
-    "审计 Audit": [_P["audit"], _P["collusion"]],
-    "玩家 Players": [_P["player"], _P["leaderboard"], _twin],
+    "审计 Audit": [_P["audit"], _P["collusion"], _P["rules"]],
+    "玩家 Players": [_P["player"], _P["leaderboard"], _P["session"], _twin],
 }
 
 page = st.navigation(_PAGES)
+ui.page_scope(page.url_path, ui.ctx())
 ui.sidebar(ui.ctx())
 page.run()

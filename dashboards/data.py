@@ -450,3 +450,18 @@ def reject_examples(con: duckdb.DuckDBPyConnection, f: Filters, per_code: int = 
                list(source_file || ':' || source_line ORDER BY k) FILTER (WHERE k <= $per_code) AS examples,
                list(game_id ORDER BY k) FILTER (WHERE k <= $per_code AND game_id IS NOT NULL) AS example_ids
         FROM r GROUP BY code ORDER BY n DESC, code""", {"variants": list(f.variants), "per_code": int(per_code)})
+
+
+# --- sessions (tables) -------------------------------------------------------------------------
+
+def tables(con: duckdb.DuckDBPyConnection, f: Filters, limit: int = 100) -> pl.DataFrame:
+    """Tables (``table_id``) with games in scope, latest first: table_id, variant, games, first and
+    last start, players (distinct ids, sorted)."""
+    return _q(con, f"""
+        SELECT g.table_id, any_value(g.variant) AS variant, count(DISTINCT g.game_id) AS games,
+               min(g.started_at) AS first, max(g.started_at) AS last,
+               list(DISTINCT s.player_id ORDER BY s.player_id) AS players
+        FROM games g JOIN seats s ON s.game_id = g.game_id AND s.variant = g.variant
+        WHERE {scope(con, f=f)} AND g.table_id IS NOT NULL
+        GROUP BY g.table_id ORDER BY last DESC NULLS LAST, g.table_id LIMIT $limit""",
+              {**f.scope_params(), "limit": int(limit)})

@@ -24,7 +24,9 @@ from analytics import stats
 from dashboards.data import Filters, _q, game_filter
 
 MIN_RATE_GAMES = 100
-"""Below this many games a player's rates are hidden: a 95% interval would span ±10 points."""
+"""Percentiles compare players with at least this many games (below it a rate's 95% interval spans
+more than ±10 points, too wide to place a player among others); a player's own rates are shown from
+the first game, each with its interval."""
 LEADERBOARD_MIN = 30
 """Default minimum games of the leaderboard (the rating's σ already discounts short records)."""
 
@@ -66,9 +68,10 @@ def find_players(con: duckdb.DuckDBPyConnection, f: Filters, text: str = "", lim
 
 def player_summary(con: duckdb.DuckDBPyConnection, f: Filters, player: str,
                    min_games: int = MIN_RATE_GAMES) -> dict[str, Any] | None:
-    """One player's counters and rates, and the percentile of each rate among the players with at
-    least ``min_games`` games (``*_pct`` in 0..1, None when the player has fewer; ``peers`` = how
-    many players that is). None when the player has no game in scope."""
+    """One player's counters and rates, the same figures over every seat in scope (``all_*``: the
+    variant's mean a player's figure is read against), and the percentile of each rate among the
+    players with at least ``min_games`` games (``*_pct`` in 0..1, None when the player has fewer;
+    ``peers`` = how many players that is). None when the player has no game in scope."""
     df = _q(con, f"""
         WITH per AS (SELECT s.player_id, {_COUNTERS} FROM {_JOIN}
                      WHERE {game_filter(con, f=f)} AND g.outcome IS NOT NULL GROUP BY s.player_id),
@@ -80,10 +83,17 @@ def player_summary(con: duckdb.DuckDBPyConnection, f: Filters, player: str,
                               percent_rank() OVER (ORDER BY mean_score) AS mean_score_pct,
                               percent_rank() OVER (ORDER BY mean_units NULLS FIRST) AS mean_units_pct,
                               count(*) OVER () AS peers
-                       FROM rated WHERE games >= $min_games)
+                       FROM rated WHERE games >= $min_games),
+             field AS (SELECT count(*) FILTER (WHERE s.is_winner) / count(*) AS all_win_rate,
+                              count(*) FILTER (WHERE s.is_winner AND g.win_kind = 'zimo')
+                                  / nullif(count(*) FILTER (WHERE s.is_winner), 0) AS all_zimo_rate,
+                              count(*) FILTER (WHERE s.dianpao) / count(*) AS all_dianpao_rate,
+                              avg(s.score) AS all_mean_score,
+                              avg(g.units) FILTER (WHERE s.is_winner) AS all_mean_units
+                       FROM {_JOIN} WHERE {game_filter(con, f=f)} AND g.outcome IS NOT NULL)
         SELECT r.*, p.win_rate_pct, p.zimo_rate_pct, p.dianpao_rate_pct, p.mean_score_pct, p.mean_units_pct,
-               (SELECT count(*) FROM rated WHERE games >= $min_games) AS peers
-        FROM rated r LEFT JOIN peers p USING (player_id) WHERE r.player_id = $player""",
+               (SELECT count(*) FROM rated WHERE games >= $min_games) AS peers, field.*
+        FROM rated r LEFT JOIN peers p USING (player_id) CROSS JOIN field WHERE r.player_id = $player""",
             {**f.params(), "player": player, "min_games": int(min_games)})
     if not df.height:
         return None
@@ -98,15 +108,17 @@ def player_summary(con: duckdb.DuckDBPyConnection, f: Filters, player: str,
 
 def recent_games(con: duckdb.DuckDBPyConnection, f: Filters, player: str, limit: int = 100) -> pl.DataFrame:
     """The player's last ``limit`` games, oldest first: game_id, started_at, variant, ruleset_id,
-    seat, is_dealer, score, is_winner, dianpao, win_kind, points, units, n (1-based order),
-    cumulative (running score)."""
+    table_id, round, seat, is_dealer, score, is_winner, dianpao, outcome, win_kind, points, units,
+    opponents (the other seats' player ids, by seat), n (1-based order), cumulative (running score)."""
     return _q(con, f"""
         WITH last AS (
-            SELECT g.game_id, g.started_at, g.variant, g.ruleset_id, s.seat, s.is_dealer, s.score, s.is_winner,
-                   s.dianpao, g.win_kind, g.points, g.units, g.ingested_at
+            SELECT g.game_id, g.started_at, g.variant, g.ruleset_id, g.table_id, g."round", s.seat, s.is_dealer,
+                   s.score, s.is_winner, s.dianpao, g.outcome, g.win_kind, g.points, g.units, g.ingested_at
             FROM {_JOIN} WHERE {game_filter(con, f=f)} AND g.outcome IS NOT NULL AND s.player_id = $player
             ORDER BY g.started_at DESC NULLS LAST, g.ingested_at DESC, g.game_id DESC LIMIT $limit)
-        SELECT * EXCLUDE (ingested_at),
+        SELECT last.* EXCLUDE (ingested_at),
+               (SELECT coalesce(list(o.player_id ORDER BY o.seat), []) FROM seats o
+                WHERE o.game_id = last.game_id AND o.variant = last.variant AND o.seat <> last.seat) AS opponents,
                row_number() OVER (ORDER BY started_at NULLS FIRST, ingested_at, game_id) AS n,
                sum(score) OVER (ORDER BY started_at NULLS FIRST, ingested_at, game_id) AS cumulative
         FROM last ORDER BY n""", {**f.params(), "player": player, "limit": int(limit)})
@@ -198,6 +210,17 @@ def leaderboard(con: duckdb.DuckDBPyConnection, f: Filters, min_games: int = LEA
     cols = ["player_id", "games", "wins", "win_rate", "win_lo", "win_hi", "zimo_rate", "dianpao_rate", "mean_score",
             "net", "mean_units", "rating", "mu", "sigma", "last_played"]
     return per.with_row_index("rank", offset=1).select(pl.col("rank").cast(pl.Int64), *cols).head(limit)
+
+
+def rank(con: duckdb.DuckDBPyConnection, f: Filters, player: str,
+         min_games: int = LEADERBOARD_MIN) -> dict[str, Any]:
+    """The player's place on the leaderboard as the Leaderboard page shows it by default: sorted by
+    rating (ties by games, then id) among the players with at least ``min_games`` games in scope —
+    the one rank both pages show. ``{"rank": int | None (None: fewer games or unrated), "of":
+    players ranked, "min_games"}``."""
+    board = leaderboard(con, f, min_games, "rating", True, limit=1_000_000)
+    mine = board.filter(pl.col("player_id") == player)
+    return {"rank": int(mine["rank"][0]) if mine.height else None, "of": board.height, "min_games": int(min_games)}
 
 
 def _rating_games(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:

@@ -144,6 +144,7 @@ _CALLS: dict[str, Any] = {
     "players.xing": players.xing, "players.xing_counts": players.xing_counts,
     "players.opponents": players.opponents, "players.extremes": players.extremes,
     "players.leaderboard": players.leaderboard, "players.player_rulesets": players.player_rulesets,
+    "players.rank": players.rank, "players.player_variants": players.player_variants,
     "collusion.pairs_together": collusion.pairs_together, "collusion.one_way_flows": collusion.one_way_flows,
     "fairness.segment_counts": fairness.segment_counts, "fairness.first_cards": fairness.first_cards,
     "fairness.xing_first_cards": fairness.xing_first_cards, "fairness.dealer_advantage": fairness.dealer_advantage,
@@ -203,7 +204,7 @@ PAGE_FILES = {"overview": "screens/overview.py", "hand-types": "screens/hand_typ
               "tuning": "screens/tuning.py", "fairness": "screens/fairness.py",
               "collusion": "screens/collusion.py", "player": "screens/player.py",
               "leaderboard": "screens/leaderboard.py", "audit": "screens/audit.py",
-              "conformance": "screens/conformance.py"}
+              "conformance": "screens/conformance.py", "session": "screens/session.py", "rules": "screens/rules.py"}
 """url_path -> page script (as registered in app.py)."""
 
 
@@ -216,6 +217,29 @@ def url(page: str, **params: Any) -> str:
         raise ValueError(page)
     q = urlencode({k: str(v) for k, v in params.items() if v not in (None, "")})
     return page + ("?" + q if q else "")
+
+
+def player_url(player: str, variant: str | None = None, **params: Any) -> str:
+    """A link to the Player page of ``player`` in ``variant`` (without one the page opens on the
+    variant the player played most: :func:`page_scope`); the player id comes last, so a link
+    column shows it with ``display_text=r"player=(.*)$"``."""
+    return url("player", variant=variant, **params, player=player)
+
+
+def page_scope(page: str, c: Ctx) -> None:
+    """A link that names a player (Player page) or a table (Session page) but no variant opens on
+    that player's most played variant (outside experiments) or the table's own, not on the most
+    played variant of the warehouse: the URL gets that ``variant`` before the sidebar reads it."""
+    if qp("variant") or c.problem or not c.has_games:
+        return
+    if page == "player" and qp("player"):
+        where = call(c.path, c.layout, "players.player_variants", qp("player"))
+        if where.height:
+            st.query_params["variant"] = str(where["variant"][0])
+    elif page == "session" and qp("table", 200):
+        rows = call(c.path, c.layout, "queries.table_session", qp("table", 200))
+        if rows.height:
+            st.query_params["variant"] = str(rows["variant"][0])
 
 
 def link(page: str, label: str, icon: str | None = None, **params: Any) -> None:

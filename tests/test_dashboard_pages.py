@@ -181,7 +181,7 @@ def test_dates_narrow_every_figure(monkeypatch, demo, sql):
                  AND json_extract_string(g.record_json, '$.x_experiment') IS NULL
                  AND CAST(timezone('UTC', g.started_at) AS DATE) BETWEEN DATE '2026-10-01' AND DATE '2026-10-31'
                  GROUP BY 1""")
-    assert dict(zip(board["玩家 player"].str.replace("player?player=", ""), board["局 games"])) == dict(
+    assert dict(zip(board["玩家 player"].str.replace("player?variant=guilin&min=1&player=", ""), board["局 games"])) == dict(
         zip(per["player_id"], per["n"]))
     at = _open(monkeypatch, demo.warehouse, PAGES[0], **{"from": "31/10/2026"})
     assert any("not a YYYY-MM-DD date" in c.value for c in at.caption)
@@ -285,7 +285,10 @@ def test_tuning_rulesets_mode(monkeypatch, demo, sql):
 # --- player and leaderboard ----------------------------------------------------------------------
 
 def test_player_deep_link_small_sample(monkeypatch, demo, sql):
-    """?player=ring-a: counts shown, rates hidden under 100 games (and the page says why)."""
+    """?player=ring-a (12 games, all won on ring-b's discard): every rate shown from the first game with
+    its Wilson interval — 胡率 12/12 = 100.0% [75.8%, 100.0%] (lower bound 12 / (12 + 1.96²)), 自摸率 and
+    放炮率 0/12 = 0.0% [0.0%, 24.2%] (upper bound 1.96² / (12 + 1.96²)) — and no percentile yet, the
+    small sample said in words."""
     at = _open(monkeypatch, demo.warehouse, "screens/player.py", player="ring-a")
     want = sql("""SELECT count(*) AS games, count(*) FILTER (WHERE s.is_winner) AS wins, sum(s.score) AS net
                   FROM seats s JOIN games g USING (game_id, variant)
@@ -293,15 +296,27 @@ def test_player_deep_link_small_sample(monkeypatch, demo, sql):
     m = _metrics(at)
     assert m["对局 games"] == str(want["games"]) == str(demo_warehouse.RING_GAMES)
     assert m["胡 wins"] == str(want["wins"]) and m["总得分 net score"] == f"{int(want['net']):+,}"
-    table = _frame(at, "指标 figure")
-    assert "胡率 win rate" not in set(table["指标 figure"])
-    assert any("rates are hidden" in i.value for i in at.info)
+    table = _frame(at, "指标 figure").set_index("指标 figure")
+    assert tuple(table.loc["胡率 win rate"].iloc[:2]) == ("100.0%", "[75.8%, 100.0%]")
+    assert tuple(table.loc["自摸率 self-drawn share of wins"].iloc[:2]) == ("0.0%", "[0.0%, 24.2%]")
+    assert tuple(table.loc["放炮率 deal-in rate"].iloc[:2]) == ("0.0%", "[0.0%, 24.2%]")
+    assert table.loc["胡率 win rate"].iloc[-1] == "—"
+    assert any("A small sample: 12 局 games" in c.value and "from 75.8% to 100.0%" in c.value for c in at.caption)
+    assert not any("hidden" in i.value for i in at.info)
     # opponents: ring-b sat in all of them; biggest wins link to the audit page
     opp = _frame(at, "同桌 games")
-    assert opp.iloc[0]["玩家 player"] == "player?player=ring-b" and opp.iloc[0]["同桌 games"] == demo_warehouse.RING_GAMES
-    links = _links(at)
-    shown = f"{ui.lit(demo.ring_games[-1])} · "  # a game id is log text: a code span
-    assert (shown, "audit", f"game={demo.ring_games[-1]}") in [(l[:len(shown)], p, q) for l, p, q in links]
+    assert opp.iloc[0]["玩家 player"] == "player?variant=guilin&player=ring-b"
+    assert opp.iloc[0]["同桌 games"] == demo_warehouse.RING_GAMES
+    # recent games: a table, newest first, each linked to its audit page and its table's session
+    recent = _frame(at, "对局 game")
+    assert recent.iloc[0]["对局 game"] == f"audit?game={demo.ring_games[-1]}"
+    assert len(recent) == demo_warehouse.RING_GAMES
+    assert set(recent["结果 result"]) == {"胡 win · 点炮 dealt-in"}  # ring-b's discard each time
+    assert all(o.count(", ") == 1 and "ring-b" in o for o in recent["对手 opponents"])
+    assert recent["牌桌 table"].str.startswith("session?variant=guilin&table=guilin-t").all()
+    links = _links(at)  # the biggest wins link to the audit page; a game id is log text: a code span
+    assert any(p == "audit" and q == f"game={g}" and label.endswith(ui.lit(g))
+               for label, p, q in links for g in demo.ring_games)
 
 
 def test_player_rates_and_percentiles(monkeypatch, demo, sql):
@@ -341,7 +356,7 @@ def test_leaderboard(monkeypatch, demo, sql):
                     AND json_extract_string(g.record_json, '$.x_experiment') IS NULL
                   GROUP BY 1 HAVING count(*) >= 5 ORDER BY net DESC, count(*) DESC, 1""")
     board = _frame(at, "玩家 player")
-    assert board["玩家 player"].tolist()[:3] == [f"player?player={p}" for p in want["player_id"][:3]]
+    assert board["玩家 player"].tolist()[:3] == [f"player?variant=guilin&min=5&player={p}" for p in want["player_id"][:3]]
     assert board["总分 net"].tolist() == want["net"].cast(pl.Int64).to_list()
     for bad in ({"min": EVIL}, {"sort": EVIL}, {"dir": EVIL}):
         at = _open(monkeypatch, demo.warehouse, "screens/leaderboard.py", **bad)
@@ -364,7 +379,8 @@ def test_player_rating_is_openskills(monkeypatch, demo):
     assert hist["rating"].to_list()[-1] == pytest.approx(top["rating"]) and hist["rating"].is_sorted()
     at = _open(monkeypatch, demo.warehouse, "screens/player.py", player="ring-a")
     m = _metrics(at)
-    assert m["评分 rating μ − 3σ"] == f"{top['rating']:.1f}" and m["排名 rank"] == f"1 / {board.height}"
+    # the rank is the leaderboard's: its 12 games are fewer than the default 30, so none
+    assert m["评分 rating μ − 3σ"] == f"{top['rating']:.1f}" and m["排名 rank"] == "—"
 
 
 def test_player_of_another_variant_is_pointed_there(monkeypatch, demo, sql):

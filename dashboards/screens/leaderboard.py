@@ -47,11 +47,15 @@ if not board.height:
             f"(the most active has {most}). 降低门槛 Lower the minimum to see more.")
     st.stop()
 st.caption(f"{board.height} 位玩家 players · 评分 = openskill Plackett–Luce 的 μ − 3σ（每局按结算得分排名，同一玩法内）— "
-           "rating = openskill's conservative μ − 3σ, each won game ranking its seats by score, within this variant; "
+           "rating = openskill's conservative μ − 3σ, each won game ranking its seats by score, within this variant "
+           "(# by rating is the rank each player's page shows); "
            "胡率区间为 Wilson 95%; “胡率下限” ranks by the interval's lower bound so a short lucky run does not top "
            "the board. 点击表头可再排序 click a column header to re-sort.")
 view = board.with_columns(
-    pl.col("player_id").map_elements(lambda p: ui.url("player", player=p), return_dtype=pl.String).alias("link"),
+    pl.col("player_id").map_elements(  # the player page ranks on this minimum too: the same "#"
+        lambda p: ui.player_url(p, f.variants[0] if f.variants else None,
+                                min=None if int(min_games) == players.LEADERBOARD_MIN else int(min_games)),
+        return_dtype=pl.String).alias("link"),
     pl.format("{}% [{}, {}]", (pl.col("win_rate") * 100).round(1), (pl.col("win_lo") * 100).round(1),
               (pl.col("win_hi") * 100).round(1)).alias("win"),
     (pl.col("zimo_rate") * 100).round(1), (pl.col("dianpao_rate") * 100).round(1),

@@ -65,35 +65,48 @@ if s is None:
     st.stop()
 
 st.subheader(":material/person: " + ui.lit(player))
+variant = f.variants[0] if f.variants else None
+elsewhere = call("players.player_variants", player)
+if elsewhere.height > 1:  # every variant they sat in, each a link (figures of two variants never mix)
+    st.caption("玩过的玩法 Variants played (each one its own figures):")
+    cols = st.columns(min(elsewhere.height, 4))
+    for i, r in enumerate(elsewhere.iter_rows(named=True)):
+        here = r["variant"] == variant
+        with cols[i % len(cols)]:
+            ui.link("player", f"{labels.name(labels.VARIANTS, r['variant'])} · {r['games']:,} 局" + (" ✓" if here else ""),
+                    icon=":material/swap_horiz:", variant=r["variant"], player=player)
+
 m = st.columns(4)
 m[0].metric("对局 games", f"{s['games']:,}")
 m[1].metric("胡 wins", f"{s['wins']:,}")
 m[2].metric("放炮 dealt in", f"{s['dianpao']:,}")
 m[3].metric("总得分 net score", f"{s['net']:+,}")
 
-enough = s["games"] >= players.MIN_RATE_GAMES
-rows = []
-if enough:
-    rows += [
-        ("胡率 win rate", ui.fmt(s["win_rate"]), ui.ci(s["win_ci"]), ui.percentile(s["win_rate_pct"])),
-        ("自摸率 self-drawn share of wins", ui.fmt(s["zimo_rate"]), ui.ci(s["zimo_ci"]),
-         ui.percentile(s["zimo_rate_pct"])),
-        ("放炮率 deal-in rate", ui.fmt(s["dianpao_rate"]), ui.ci(s["dianpao_ci"]),
-         ui.percentile(s["dianpao_rate_pct"])),
-    ]
-rows += [
+peers = f"百分位 percentile ({s['peers']} players ≥ {players.MIN_RATE_GAMES} games)"
+rows = [
+    ("胡率 win rate", ui.fmt(s["win_rate"]), ui.ci(s["win_ci"]), ui.fmt(s["all_win_rate"]),
+     ui.percentile(s["win_rate_pct"])),
+    ("自摸率 self-drawn share of wins", ui.fmt(s["zimo_rate"]), ui.ci(s["zimo_ci"]), ui.fmt(s["all_zimo_rate"]),
+     ui.percentile(s["zimo_rate_pct"])),
+    ("放炮率 deal-in rate", ui.fmt(s["dianpao_rate"]), ui.ci(s["dianpao_ci"]), ui.fmt(s["all_dianpao_rate"]),
+     ui.percentile(s["dianpao_rate_pct"])),
     ("平均得分 mean score per game", ui.fmt(s["mean_score"], "mean"), ui.ci(s["score_ci"], "mean"),
-     ui.percentile(s["mean_score_pct"])),
+     ui.fmt(s["all_mean_score"], "mean"), ui.percentile(s["mean_score_pct"])),
     ("平均分 mean units of a win", ui.fmt(s["mean_units"], "mean"), ui.ci(s["units_ci"], "mean"),
-     ui.percentile(s["mean_units_pct"])),
+     ui.fmt(s["all_mean_units"], "mean"), ui.percentile(s["mean_units_pct"])),
 ]
-st.dataframe(pl.DataFrame(rows, schema=["指标 figure", "值 value", "95% 区间 interval",
-                                        f"百分位 percentile ({s['peers']} players ≥ {players.MIN_RATE_GAMES} games)"],
+st.dataframe(pl.DataFrame(rows, schema=["指标 figure", "值 value", "95% 区间 interval", "全体 variant mean", peers],
                           orient="row"), hide_index=True)
-if not enough:
-    st.info(f"对局少于 {players.MIN_RATE_GAMES} 局，不显示胡率、自摸率、放炮率 — fewer than "
-            f"{players.MIN_RATE_GAMES} games: rates are hidden, because their 95% interval would still be about "
-            f"±10 points wide; percentiles compare players with at least {players.MIN_RATE_GAMES} games.")
+if s["games"] < players.MIN_RATE_GAMES:
+    st.caption(f":material/info: 样本还小 A small sample: {s['games']} 局 games — 区间很宽 the intervals are wide "
+               f"(the true win rate could be anywhere from {ui.fmt(s['win_ci'].lo)} to {ui.fmt(s['win_ci'].hi)}) and "
+               "narrow as games add up: read each figure against the variant mean through its interval. "
+               f"百分位只比较 ≥ {players.MIN_RATE_GAMES} 局的玩家 Percentiles compare players with at least "
+               f"{players.MIN_RATE_GAMES} games, so none is given yet.")
+else:
+    st.caption("95% 区间 intervals (率 rates: Wilson; 均值 means: normal); 全体 variant mean = every seat of this "
+               "variant in scope.")
+summary_extra = st.container()  # room under the summary for further per-player figures
 
 # --- rating (openskill Plackett–Luce, per variant, over time) ---
 board = call("players.ratings", f)
@@ -104,7 +117,12 @@ if mine.height:
     k = st.columns(3)
     k[0].metric("评分 rating μ − 3σ", f"{me['rating']:.1f}", help="openskill Plackett–Luce: 每局按结算得分排名 every won "
                 "game ranks its seats by score; μ − 3σ is the conservative figure (0 for a newcomer)")
-    k[1].metric("排名 rank", f"{int((board['rating'] > me['rating']).sum()) + 1} / {board.height}")
+    lb_min = ui.qp_int("min", players.LEADERBOARD_MIN, 1, 1_000_000)
+    rk = call("players.rank", f, player, lb_min)
+    k[1].metric("排名 rank", f"#{rk['rank']} / {rk['of']}" if rk["rank"] else "—",
+                help=f"排行榜上的位置 the player's place on the Leaderboard: by rating, among the {rk['of']} players "
+                     f"with at least {lb_min} games in scope" + ("" if rk["rank"] else
+                     f" — {s['games']} of the {lb_min} games needed to be ranked"))
     k[2].metric("μ ± σ", f"{me['mu']:.1f} ± {me['sigma']:.1f}", help=f"{me['rated']} 局计分 rated games")
     hist = call("players.rating_history", f, player)
     if hist.height > 1:
@@ -149,9 +167,27 @@ if recent.height:
                  alt.Tooltip("started_at:T", title="开始 started"), alt.Tooltip("win_kind:N", title="胡法 win kind")])
     ui.chart((line + pts).properties(height=260))
     st.caption("点击一点打开该局的审计 Click a point to open that game in the audit page.")
-    last = recent.tail(3).reverse()
-    for r in last.iter_rows(named=True):
-        ui.link("audit", f"{ui.lit(r['game_id'])} · {r['score']:+d}", icon=":material/search:", game=r["game_id"])
+    st.subheader("最近对局 Recent games")
+    last = recent.reverse().head(20)
+    st.dataframe(last.with_columns(
+        pl.col("started_at").dt.convert_time_zone("UTC").dt.strftime("%Y-%m-%d %H:%M").alias("date"),
+        pl.struct("table_id", "variant").map_elements(
+            lambda r: ui.url("session", variant=r["variant"], table=r["table_id"]), return_dtype=pl.String)
+        .alias("table"),
+        pl.when(pl.col("outcome") == "draw").then(pl.lit("荒庄 draw"))
+        .when(pl.col("is_winner")).then(pl.lit("胡 win · ") + pl.col("win_kind").replace_strict(
+            labels.WIN_KINDS, default=pl.col("win_kind"), return_dtype=pl.String).fill_null(""))
+        .when(pl.col("dianpao")).then(pl.lit("放炮 dealt in")).otherwise(pl.lit("输 lost")).alias("result"),
+        pl.col("opponents").list.join(", ").alias("opp"),
+        pl.col("game_id").map_elements(lambda g: ui.url("audit", game=g), return_dtype=pl.String).alias("link"),
+    ).select(pl.col("date").alias("日期 date (UTC)"), pl.col("table").alias("牌桌 table"),
+             pl.col("round").alias("局 round"), pl.col("seat").alias("座位 seat"), pl.col("result").alias("结果 result"),
+             pl.col("score").alias("得分 score"), pl.col("opp").alias("对手 opponents"), pl.col("link").alias("对局 game")),
+        hide_index=True, column_config={
+            "牌桌 table": st.column_config.LinkColumn(display_text=r"table=(.*)$"),
+            "对局 game": st.column_config.LinkColumn(display_text=r"game=(.*)$", pinned=True),
+            "局 round": st.column_config.NumberColumn(width=60), "座位 seat": st.column_config.NumberColumn(width=60)})
+    st.caption("对局 opens that game in the audit page; 牌桌 opens the table's whole session, round by round.")
 
 # --- hand types and 醒 ---
 ht = call("players.hand_types", f, player)
@@ -187,7 +223,8 @@ if opp.height:
     st.subheader("常遇对手 Most frequent opponents")
     st.dataframe(
         opp.with_columns(
-            pl.col("opponent").map_elements(lambda p: ui.url("player", player=p), return_dtype=pl.String).alias("玩家 player"),
+            pl.col("opponent").map_elements(lambda p: ui.player_url(p, variant), return_dtype=pl.String)
+            .alias("玩家 player"),
             pl.col("opponent").map_elements(lambda p: ui.url("audit", player=player, **{"with": p}),
                                             return_dtype=pl.String).alias("同桌对局 games together"),
         ).select("玩家 player", pl.col("games").alias("同桌 games"), pl.col("my_wins").alias("我胡 my wins"),
