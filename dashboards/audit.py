@@ -345,8 +345,10 @@ def wall_after(record: dict[str, Any] | None, step: int, wall_left: Any = None) 
     return rest
 
 
-def action_rows(record: dict[str, Any] | None, deck: Deck, variant: str | None = None) -> list[dict[str, Any]]:
-    """The game's logged actions as rows (step, seat, player, act in words, cards in words)."""
+def action_rows(record: dict[str, Any] | None, deck: Deck, variant: str | None = None,
+                viewer: int | None = None) -> list[dict[str, Any]]:
+    """The game's logged actions as rows (step, seat, player, act in words, cards in words); with
+    ``viewer`` (a seat), the card of a draw that seat could not see is left out (:func:`hides_draw`)."""
     if not isinstance(record, dict):
         return []
     names = record.get("seats") if isinstance(record.get("seats"), list) else []
@@ -355,7 +357,9 @@ def action_rows(record: dict[str, Any] | None, deck: Deck, variant: str | None =
         ev = ev if isinstance(ev, dict) else {}
         seat = ev.get("seat")
         cards = []
-        if ev.get("card") is not None:
+        if hides_draw(ev, viewer, deck):
+            cards.append("？ (not visible)")
+        elif ev.get("card") is not None:
             cards.append(labels.card_text(ev["card"], deck))
         if isinstance(ev.get("cards"), list) and ev["cards"]:
             cards.append("+ " + labels.cards_text(ev["cards"], deck))
@@ -372,10 +376,11 @@ def action_rows(record: dict[str, Any] | None, deck: Deck, variant: str | None =
     return out
 
 
-def explanation(ex: dict[str, Any], deck: Deck, esc: Esc = str) -> dict[str, Any]:
+def explanation(ex: dict[str, Any], deck: Deck, esc: Esc = str, record: dict[str, Any] | None = None) -> dict[str, Any]:
     """:func:`replay.explain.explain` in words, for the audit page and ``paipu audit``.
 
-    :returns: ``{"groups": rows (种类 kind, 牌 cards, 胡 points, 规则 rule line), "points_sum": "3 + 6 + … = 21 胡",
+    :returns: ``{"groups": rows (种类 kind, 牌 cards, 胡 points, 来自 from — with ``record``, the card another
+        seat gave and which seat: :func:`group_sources` —, 规则 rule line), "points_sum": "3 + 6 + … = 21 胡",
         "units_sum": "舵 3 + 自摸 1 + 醒 2 = 6 舵", "claimed_units": the claimed breakdown in the same
         form (or None), "terms": rows (项 term, 计算 computed, 申报 claimed, 一致 match), "part": the
         sentence saying where claim and engine part (None when they agree), "refused": the engine's
@@ -384,10 +389,12 @@ def explanation(ex: dict[str, Any], deck: Deck, esc: Esc = str) -> dict[str, Any
     """
     variant = ex.get("variant")
     pu, uu = labels.points_unit(variant), labels.units_unit(variant)
+    where = {"table": "桌面 table", "hand": "手牌 hand"}
     groups = [{"kind": f"{labels.group_kind(g.get('kind'), variant)} {g.get('kind')}",
                "cards": _cards(g.get("cards"), deck, esc), "points": g.get("points"),
-               "from": {"table": "桌面 table", "hand": "手牌 hand"}.get(str(g.get("origin")), str(g.get("origin") or "")),
-               "rule": g.get("rule") or "—"} for g in ex.get("groups") or []]
+               "from": where.get(str(g.get("origin")), str(g.get("origin") or "")) + (f" · {src}" if src else ""),
+               "source": src, "rule": g.get("rule") or "—"}
+              for g, src in zip(ex.get("groups") or [], group_sources(ex, record, deck, esc))]
     pts = [g.get("points") for g in ex.get("groups") or [] if isinstance(g.get("points"), int)]
     points_sum = None
     if pts:
@@ -433,3 +440,158 @@ def explanation(ex: dict[str, Any], deck: Deck, esc: Esc = str) -> dict[str, Any
     return {"groups": groups, "points_sum": points_sum, "units_sum": worked((ex.get("units") or {}).get("worked")),
             "claimed_units": claimed_units, "terms": terms, "part": part,
             "refused": ex.get("reason") if ex.get("win") is False else None, "rule": ex.get("rule")}
+
+
+# --- where a card came from, a seat's view, the dispute in plain words ------------------------------
+
+def card_source(record: dict[str, Any] | None, step: int, card: Any, deck: Deck) -> dict[str, Any] | None:
+    """Where the card an act at ``step`` takes (``card``) came from: the latest flip (``draw``) or
+    discard of that card before ``step`` — ``{"seat", "act": "draw"|"discard", "step"}`` — or None
+    when the log shows none (the card was dealt)."""
+    if not isinstance(record, dict) or card is None:
+        return None
+    want = _canon(card, deck)
+    acts = record.get("actions") or []
+    for i in range(min(step, len(acts)) - 1, -1, -1):
+        ev = acts[i] if isinstance(acts[i], dict) else {}
+        if ev.get("act") in ("draw", "discard") and ev.get("card") is not None and _canon(ev["card"], deck) == want:
+            return {"seat": ev.get("seat"), "act": ev["act"], "step": i}
+    return None
+
+
+def _seat_name(record: dict[str, Any] | None, seat: Any, esc: Esc) -> str:
+    names = (record or {}).get("seats") if isinstance((record or {}).get("seats"), list) else []
+    who = names[seat] if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(names) else None
+    return f"座位 seat {_num(seat, esc)}" + (f" {esc(who)}" if who is not None else "")
+
+
+def _source_words(src: dict[str, Any], record: dict[str, Any] | None, esc: Esc) -> str:
+    how = "翻出 flip" if src["act"] == "draw" else "打出 discard"
+    return f"{_seat_name(record, src['seat'], esc)} {how}, step {src['step']}"
+
+
+def group_sources(ex: dict[str, Any], record: dict[str, Any] | None, deck: Deck, esc: Esc = str) -> list[str | None]:
+    """For each group of the explanation's winning split, the card in it that came from another seat
+    and which seat, in words (None: every card the winner's own: dealt, or its own flip). A meld laid in play names the card
+    its act took; a group formed at the win (``origin`` ``hand``) names the winning card when that
+    group is the only one it can be in (a 4-of-a-kind of it — a 开舵 the 胡 took the place of — or the
+    one group holding that card)."""
+    groups = ex.get("groups") or []
+    out: list[str | None] = [None] * len(groups)
+    if not isinstance(record, dict):
+        return out
+    seat, hu = ex.get("seat"), ex.get("step")
+    acts = record.get("actions") or []
+    used: set[int] = set()
+    for gi, g in enumerate(groups):
+        cards = [_canon(c, deck) for c in g.get("cards") or []]
+        if g.get("origin") != "table" or not isinstance(hu, int):
+            continue
+        for i in range(min(hu, len(acts)) - 1, -1, -1):  # the latest act of that kind by the winner on one of its cards
+            ev = acts[i] if isinstance(acts[i], dict) else {}
+            if (i not in used and ev.get("seat") == seat and ev.get("act") == g.get("kind")
+                    and ev.get("card") is not None and _canon(ev["card"], deck) in cards):
+                used.add(i)
+                src = card_source(record, i, ev["card"], deck)
+                if src is not None and src["seat"] != seat:
+                    out[gi] = f"{_card(ev['card'], deck, esc)} ← {_source_words(src, record, esc)}"
+                break
+    ev = acts[hu] if isinstance(hu, int) and 0 <= hu < len(acts) and isinstance(acts[hu], dict) else {}
+    win = _canon(ev.get("card"), deck) if ev.get("card") is not None else None
+    src = card_source(record, hu, win, deck) if win is not None and isinstance(hu, int) else None
+    if src is None or src["seat"] == seat:
+        return out
+    holding = [gi for gi, g in enumerate(groups) if g.get("origin") != "table"
+               and win in [_canon(c, deck) for c in g.get("cards") or []]]
+    four = [gi for gi in holding if [_canon(c, deck) for c in groups[gi].get("cards") or []] == [win] * 4]
+    pick = four[0] if four else (holding[0] if len(holding) == 1 else None)
+    if pick is not None:
+        out[pick] = f"{_card(win, deck, esc)} (胡牌 the winning card) ← {_source_words(src, record, esc)}"
+    return out
+
+
+def hides_draw(ev: dict[str, Any] | None, viewer: int | None, deck: Deck) -> bool:
+    """True when ``viewer`` (a seat; None: the auditor, who sees everything) cannot see the card of
+    event ``ev``: another seat's draw into its hand (花牌 and 上大人 draws, a 字牌 ``to_hand``
+    replacement). A 字牌 draw is a public flip."""
+    if viewer is None or not isinstance(ev, dict) or ev.get("act") != "draw" or ev.get("seat") == viewer:
+        return False
+    return deck.family != "zipai" or bool(ev.get("to_hand"))
+
+
+def seat_view(snap: dict[str, Any], viewer: int | None, deck: Deck) -> dict[str, Any]:
+    """A step as ``viewer`` saw it at the table: its own hand and options, every seat's melds and
+    discards; the other hands only as counts (``hand`` emptied, ``hand_count`` kept), their
+    options dropped (they would show the hand), the card of a draw it could not see blanked and the
+    wall's order unknown (``wall_hidden``). ``viewer`` None returns ``snap`` unchanged."""
+    if viewer is None:
+        return snap
+    seats = []
+    for s in snap.get("seats") or []:
+        if s.get("seat") == viewer:
+            seats.append(s)
+        else:
+            seats.append({**s, "hand": [], "hand_count": len(s.get("hand") or []), "options": [], "hidden": True})
+    ev = snap.get("event")
+    if hides_draw(ev, viewer, deck):
+        ev = {k: v for k, v in ev.items() if k != "card"}
+    return {**snap, "seats": seats, "event": ev, "wall_hidden": True}
+
+
+def dispute_summary(ex: dict[str, Any], record: dict[str, Any] | None, esc: Esc = str) -> str | None:
+    """The dispute in a player's words: what the server counted, what the hand makes, and what
+    that changes in the payments — e.g. ``the server counted 25 胡; the hand makes 21 胡, so it is
+    worth 8 舵, not 9: p008 (seat 1) should get +16, not +18; p032 and p015 each overpaid 1``. Every
+    name and claimed value from the log passes through ``esc``; None when nothing differs."""
+    variant = ex.get("variant")
+    pu, uu = labels.points_unit(variant), labels.units_unit(variant)
+    seat = ex.get("seat")
+    winner = _seat_name(record, seat, esc)
+    terms = {t["term"]: t for t in ex.get("terms") or []}
+    if ex.get("win") is False:
+        out = (f"服务器把这局判给 {winner} 胡牌，但按规则这手牌胡不了 — the server settled a win for {winner}, but "
+               f"under the rules this hand does not win ({esc(ex.get('reason') or ex.get('rule') or '—')})")
+        sc = terms.get("scores") or {}
+        claimed = sc.get("claimed") if sc.get("claimed_present", True) else None
+        if isinstance(claimed, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in claimed):
+            paid = [f"{_seat_name(record, i, esc)} {-v}" for i, v in enumerate(claimed) if v < 0]
+            if paid:
+                out += "; nobody owed anything, yet " + ", ".join(paid) + " paid"
+        return out + "."
+    first = ex.get("first")
+    if not first:
+        return None
+    pts = ex.get("points") or {}
+    if "points" in (ex.get("differs") or []):
+        head = (f"服务器算 {_num(pts.get('claimed'), esc)} {pu}，这手牌是 {_num(pts.get('computed'), esc)} {pu} — "
+                f"the server counted {_num(pts.get('claimed'), esc)} {pu}; the hand makes "
+                f"{_num(pts.get('computed'), esc)} {pu}")
+    else:
+        t = terms.get(first) or {}
+        name = term(first, variant, esc)
+        field = first.split(".", 1)[0]
+        c = fmt_value(field, t.get("claimed"), labels.deck_for(variant), t.get("claimed_present", True), esc) \
+            if not first.startswith("breakdown.") else _num(t.get("claimed"), esc)
+        k = fmt_value(field, t.get("computed"), labels.deck_for(variant), True, esc) \
+            if not first.startswith("breakdown.") else _num(t.get("computed"), esc)
+        head = f"服务器的 {name} 是 {c}，规则给 {k} — the server counted {name} {c}; the rules give {k}"
+    units = ex.get("units") or {}
+    if "units" in (ex.get("differs") or []):
+        head += f", so it is worth {_num(units.get('computed'), esc)} {uu}, not {_num(units.get('claimed'), esc)}"
+    sc = terms.get("scores") or {}
+    c, k = sc.get("claimed"), sc.get("computed")
+    ints = (isinstance(x, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in x) for x in (c, k))
+    if sc.get("same") is False and all(ints) and len(c) == len(k):
+        pay = []
+        if isinstance(seat, int) and 0 <= seat < len(k) and c[seat] != k[seat]:
+            pay.append(f"{winner} should get {k[seat]:+d}, not {c[seat]:+d}")
+        by: dict[int, list[str]] = {}
+        for i, (cv, kv) in enumerate(zip(c, k)):
+            if i != seat and cv != kv:
+                by.setdefault(kv - cv, []).append(_seat_name(record, i, esc))
+        for d, who in sorted(by.items(), key=lambda x: -x[0]):
+            verb = "overpaid" if d > 0 else "underpaid"
+            pay.append(f"{' and '.join(who)} {'each ' if len(who) > 1 else ''}{verb} {abs(d)}")
+        if pay:
+            head += ": " + "; ".join(pay)
+    return head + "."

@@ -244,7 +244,7 @@ def test_audit_action_list_wall_and_when_seats_are_shown(monkeypatch, full):
 
 
 def test_audit_claim_mismatch(monkeypatch, full):
-    """A claimed 25 胡 where the engine counts 21: the split group by group with its rule lines
+    """A claimed 25 胡 where the engine counts 21: the split group by group with its rules
     (001 §玩法规则: 吃 小一二三 3, 坎 大四 6, 大壹贰叁 6, 大贰柒拾 6, three 顺子 0), the sum, the worked
     舵 (1 + ⌊11/5⌋ = 3, 自摸 +1, 醒 2 = 6), the term that differs, and the field marked in the table."""
     at = _open(monkeypatch, full, PAGES[2], game="bad-mismatch")
@@ -252,7 +252,10 @@ def test_audit_claim_mismatch(monkeypatch, full):
     assert sorted(zip(split["种类 kind"], split["胡"])) == sorted(
         [("吃 chi", 3), ("坎 kan", 6), ("顺子 shunzi", 0), ("顺子 shunzi", 0), ("一二三 yi_er_san", 6),
          ("二七十 er_qi_shi", 6), ("顺子 shunzi", 0)])
-    assert split[split["种类 kind"] == "坎 kan"]["规则 rule line"].iloc[0].startswith("坎 大 6 小 3 (001 §玩法规则")
+    # the rule by its words and a link to its section of the rules doc served by the app (no seed file
+    # number or repository path): docs/rules/guilin.md "## Winning shape and 胡"
+    assert split[split["种类 kind"] == "坎 kan"]["规则 rule"].iloc[0] == (
+        "坎 大 6 小 3 · [§Winning shape and 胡](rules?doc=guilin&section=Winning+shape+and+%E8%83%A1)")
     body = _text(at)
     assert "3 + 6 + 0 + 0 + 6 + 6 + 0 = 21 胡" in body.replace("**", "") or "= 21 胡" in body
     assert "舵 3 + 自摸 1 + 醒 2 = 6 舵" in body

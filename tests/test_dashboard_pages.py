@@ -465,7 +465,8 @@ def test_every_variant_has_a_disputed_settlement_explained(monkeypatch, demo, va
     gid = demo.disputed[variant]
     at = _open(monkeypatch, demo.warehouse, "screens/audit.py", game=gid, variant=variant)
     split = at.table[0].value
-    assert len(split) and split["规则 rule line"].str.contains("§").all()
+    assert len(split) and split["规则 rule"].str.contains("](rules?doc=", regex=False).all()
+    assert not split["规则 rule"].str.contains("docs/rules/", regex=False).any()
     part = next(e.value for e in at.error if "Where they part" in e.value)
     assert "points: 申报 claimed" in part
     assert any("Why the settlement is disputed" in h.value for h in at.subheader)

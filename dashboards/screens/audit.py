@@ -1,10 +1,14 @@
-"""对局审计 Game audit: one game's verdict, why a disputed settlement differs (the engine's split
-group by group, the worked sum, the term that differs), its state at every step with the whole
-action list and the rest of the wall, and claimed vs computed result; rejected lines opened raw.
+"""对局审计 Game audit: one game's verdict and, for a disputed settlement, what it changes in plain
+words; the board at every step (←/→ or the arrow keys step through it, ``?step=`` follows), as the
+auditor sees it or as one seat saw it; why a disputed settlement differs (the engine's split group by
+group with the card another seat gave, the worked sum, the term that differs, each rule named and
+linked to the Rules page), the whole action list, and claimed vs computed result; rejected lines
+opened raw.
 
-Deep links: ``/audit?game=ID&step=N``; a rejected line ``/audit?file=PATH&line=N``; ``&as_of=SNAPSHOT``
-(a DuckLake snapshot id or a time) shows the game as the warehouse held it then. Ids and paths
-are only ever bound query parameters.
+Deep links: ``/audit?game=ID&step=N&seat=S`` (``seat``: that seat's view); a rejected line
+``/audit?file=PATH&line=N``; ``&as_of=SNAPSHOT`` (a DuckLake snapshot id or a time) shows the game as
+the warehouse held it then. Ids and paths are only ever bound query parameters. The game's
+header links its table's session (``/session?table=…``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import audit as audit_mod
-from dashboards import labels, search, ui
+from dashboards import labels, rules_doc, search, ui
 
 st.title("对局审计 Game audit")
 c = ui.ctx()
@@ -45,27 +49,6 @@ def _on_pick() -> None:
         _open(ss["audit_pick"])
 
 
-# keep the search box showing the game of the URL (deep links, picks)
-if ss.get("_audit_qp") != game:
-    ss["audit_search"] = game
-    ss["_audit_qp"] = game
-st.text_input("对局编号 Game id", key="audit_search", on_change=_on_search, max_chars=200,
-              placeholder="例如 e.g. example-guilin-1")
-
-invalid = ui.query(c.path, c.layout, "invalid_games", ui.filters()) if c.has_games else None
-if invalid is not None and invalid.height:
-    meta = {r["game_id"]: r for r in invalid.iter_rows(named=True)}
-
-    def _fmt(gid: str) -> str:
-        if not gid:
-            return "— 选择 pick —"
-        r = meta[gid]
-        step = "" if r["error_step"] is None else f" · 第 {r['error_step']} 步 step {r['error_step']}"
-        return f"{gid} · {labels.error_label(r['error_code'])}{step}"
-
-    st.selectbox(f"或选择无效对局 Or pick an invalid game ({invalid.height})", ["", *meta], key="audit_pick",
-                 format_func=_fmt, on_change=_on_pick)
-
 def reject_panel(r: dict) -> None:
     """One rejected line as stored: where, why, and the bytes kept (shown literally)."""
     st.subheader("拒收的行 Rejected line " + ui.lit(f"{r['source_file']}:{r['source_line']}"))
@@ -95,10 +78,33 @@ def _open_reject() -> None:
         st.query_params["line"] = str(n_)
 
 
-# --- search: ?q=&player=&with=&table=&date=&code=&hand= ---
+# --- finding a game: its id, an invalid one, or a search (?q=&player=&with=&table=&date=&code=&hand=) ---
 _SEARCH = ("q", "player", "with", "table", "date", "code", "hand")
 searching = any(ui.qp(k) for k in _SEARCH)
-with st.expander("搜索对局 Search games", expanded=searching or not game):
+with st.expander("打开对局或搜索 Open a game or search", icon=":material/search:",
+                 expanded=searching or not game):
+    # keep the search box showing the game of the URL (deep links, picks)
+    if ss.get("_audit_qp") != game:
+        ss["audit_search"] = game
+        ss["_audit_qp"] = game
+    st.text_input("对局编号 Game id", key="audit_search", on_change=_on_search, max_chars=200,
+                  placeholder="例如 e.g. example-guilin-1")
+
+    invalid = ui.query(c.path, c.layout, "invalid_games", ui.filters()) if c.has_games else None
+    if invalid is not None and invalid.height:
+        meta = {r["game_id"]: r for r in invalid.iter_rows(named=True)}
+
+        def _fmt(gid: str) -> str:
+            if not gid:
+                return "— 选择 pick —"
+            r = meta[gid]
+            step = "" if r["error_step"] is None else f" · 第 {r['error_step']} 步 step {r['error_step']}"
+            return f"{gid} · {labels.error_label(r['error_code'])}{step}"
+
+        st.selectbox(f"或选择无效对局 Or pick an invalid game ({invalid.height})", ["", *meta], key="audit_pick",
+                     format_func=_fmt, on_change=_on_pick)
+
+    st.markdown("**搜索对局 Search games**")
     sc = ui.call(c.path, c.layout, "search.choices")
     cols = st.columns(2)
     with cols[0]:
@@ -200,6 +206,28 @@ if "rejects" in found:
 row, a = found["row"], found["audit"]
 deck = labels.deck_for(row["variant"])
 dealer = row.get("dealer")
+record = a["record"]
+
+
+def rule_ref(rid: object) -> str:
+    """A rule as a player reads it: its id, the name its rules doc gives it, and a link to that row
+    of the doc on the Rules page (an id no doc defines is shown as it came)."""
+    r = rules_doc.rule(str(rid)) if rid else None
+    if r is None:
+        return "规则 rule " + ui.lit(rid or "—")
+    name = "" if r.name.startswith("`") else f" {r.name}"  # the core ids' table names an error code, said already
+    return f"规则 rule {ui.lit(rid)}{name} ([规则文档 rules doc]({ui.url('rules', rule=rid)}))"
+
+
+def rule_line(line: str) -> str:
+    """A rule line of the explanation for a Markdown cell: the rule itself and a link to the section of
+    the rules doc it comes from (the seed's file number and the repository path taken off)."""
+    text, doc, section = rules_doc.split_line(line)
+    if doc is None:
+        return text
+    where = f"§{section}" if section else rules_doc.title(doc)
+    return f"{text} · [{where}]({ui.url('rules', doc=doc, section=section)})"
+
 
 st.subheader("对局 Game " + ui.lit(game))
 info = [labels.zh(labels.VARIANTS, row["variant"]), "规则集 ruleset " + ui.lit(row.get("ruleset_id") or "—")]
@@ -210,6 +238,19 @@ if row.get("n_actions") is not None:
 if row.get("source_file"):
     info.append("来源 source " + ui.lit(f"{row['source_file']}:{row.get('source_line')}"))
 st.caption(" · ".join(info))
+if row.get("table_id"):
+    ui.link("session", f"牌桌 table {ui.lit(row['table_id'])}"
+            + (f" · 第 {row['round']} 局 round {row['round']}" if row.get("round") is not None else "")
+            + " — 整场 the whole session", icon=":material/table_restaurant:",
+            variant=row["variant"], table=row["table_id"])
+
+# --- the dispute in plain words, first (replay/explain.py: the engine's own 胡 on the game's position) ---
+ex = a.get("explain")
+if ex:
+    said = audit_mod.dispute_summary(ex, record, ui.lit)
+    if said:
+        st.warning(f"**结算有误 The settlement is wrong** — {said} [怎么算的 How it is worked out ↓](#dispute)",
+                   icon=":material/gavel:")
 
 # --- verdict ---
 v = a["verdict"] or {}
@@ -219,7 +260,7 @@ if v.get("valid"):
 else:
     e = errors[0] if errors else {}
     where = "记录级 record-level" if e.get("step") is None else f"第 {e['step']} 步 step {e['step']}"
-    st.error(f"无效 invalid — {labels.error_label(e.get('code'))} · 规则 rule {ui.lit(e.get('rule') or '—')} · "
+    st.error(f"无效 invalid — {labels.error_label(e.get('code'))} · {rule_ref(e.get('rule'))} · "
              f"{where}\n\n{ui.lit(e.get('message') or '')}", icon=":material/cancel:")
     n_err = row.get("n_errors") or len(errors)
     if len(errors) > 1 or n_err > 1:
@@ -234,53 +275,61 @@ if a.get("stored_differs"):
 if len(a["steps"]) <= 1 and any(e.get("step") is None for e in errors):
     st.caption("记录级错误，未逐步回放 Record-level error: replay did not start; only the deal is shown.")
 
-# --- why the settlement is disputed (replay/explain.py: the engine's own 胡 on the game's position) ---
-ex = a.get("explain")
-if ex:
-    x = audit_mod.explanation(ex, deck, ui.lit)  # its table cells are Markdown: log text as code spans
-    pu, uu = labels.points_unit(row["variant"]), labels.units_unit(row["variant"])
-    st.subheader("结算争议 Why the settlement is disputed")
-    st.caption(f"引擎在第 {ex['step']} 步（座位 {ex['seat']} 的胡）重新判定：与回放同一段代码 — the engine judges the "
-               f"position before step {ex['step']} (seat {ex['seat']}'s 胡) with the same code that replays the game.")
-    if x["refused"]:
-        st.error(f"引擎不认这个胡 The engine refuses the claimed 胡 · 规则 rule {ui.lit(x['rule'] or '—')}\n\n"
-                 + ui.lit(x["refused"]), icon=":material/gavel:")
-    if x["part"]:
-        st.error("不符之处 Where they part — " + ui.lit(x["part"]), icon=":material/compare_arrows:")
-    if x["groups"]:
-        st.markdown(f"**计算的胡牌拆分 The computed winning split** (每组{pu}与出处 each group's {pu} and its rule line)")
-        st.table(pd.DataFrame([{"种类 kind": g["kind"], "牌 cards": g["cards"], pu: g["points"],
-                                "来自 from": g["from"], "规则 rule line": g["rule"]} for g in x["groups"]]))
-        if x["points_sum"]:
-            claimed_pts = ex["points"]["claimed"]
-            st.markdown(f"**{pu}: {x['points_sum']}** · 申报 claimed " + ui.lit(claimed_pts if claimed_pts is not None else "—"))
-    if x["units_sum"]:
-        st.markdown(f"**{uu} 计算 computed:** {x['units_sum']}")
-        if x["claimed_units"]:
-            st.markdown(f"**{uu} 申报 claimed:** " + ui.lit(x["claimed_units"]))
-    terms = pd.DataFrame([{"项 term": t["term"], "计算 computed": t["computed"], "申报 claimed": t["claimed"],
-                           "一致 match": {True: "✓", False: "✗ 不符", None: "—"}[t["same"]],
-                           "规则 rule line": t["rule"]} for t in x["terms"]])
-    bad_terms = [t["same"] is False for t in x["terms"]]
-    st.markdown("**逐项对比 Term by term** (申报 claimed 来自记录 comes from the log)")
-    st.table(terms.style.apply(lambda r: ["background-color:#ffd6d6;color:#7a0000" if bad_terms[r.name] else ""]
-                               * len(r), axis=1))
-    if ex.get("best"):
-        st.caption(f"引擎找到更好的胡法 The engine finds a better way to this 胡: {ex['best']['points']} {pu}, "
-                   f"{ex['best']['units']} {uu} via {' → '.join(map(str, ex['best']['path']))} (the log took another).")
 
-# --- step by step ---
+# --- the board, step by step: right under the verdict, so a ?step= link opens on it ---
+def seat_panel(seat: dict, acting: object, viewer: int | None) -> str:
+    """One seat at the step as an HTML block (log text escaped): its hand (or, in another seat's
+    view, only how many cards it holds), melds, discards and legal options."""
+    sid = seat.get("seat")
+    tags = [f"<b>座位 seat {labels.html_text(sid)}</b>"]
+    if seat.get("player"):
+        tags.append(f"<code>{labels.html_text(seat['player'])}</code>")
+    if sid == dealer:
+        tags.append("庄 dealer")
+    if sid == acting:
+        tags.append('<b style="color:#b23a2e">▶ 行动 acting</b>')
+    if viewer is not None and sid == viewer:
+        tags.append('<b style="color:#2e5e8c">◉ 视角 this view</b>')
+    if seat.get("hidden"):
+        n = seat.get("hand_count", 0)
+        hand_html = (f"<div><small>手牌 hand ({n}) — 这个视角看不到 not visible from this seat</small><br>"
+                     + ('<span style="letter-spacing:2px;color:#8a8470">' + "▮" * n + "</span>" if n else "—")
+                     + "</div>")
+    else:
+        hand = labels.sort_cards(seat.get("hand") or [], deck)
+        hand_html = f"<div><small>手牌 hand ({len(hand)})</small><br>{labels.cards_html(hand, deck)}</div>"
+    melds = "".join(
+        f'<div>{labels.html_text(labels.group_kind(m.get("kind"), row["variant"]))} '
+        f'{labels.cards_html(m.get("cards"), deck)}'
+        + (f' <small>{labels.html_text(m["points"])} {labels.points_unit(row["variant"])}</small>'
+           if m.get("points") is not None else "")
+        + "</div>" for m in seat.get("melds") or []) or "<br>—"
+    groups = labels.group_options(seat.get("options") or [], deck)
+    opt_html = "<br>".join(
+        f"<b>{labels.html_text(act)}</b>" + (": " + labels.html_text("、".join(items)) if items else "")
+        for act, items in groups) or "—"
+    border = "#b23a2e" if sid == acting else "#d8d2c0"
+    return (f'<div style="border-left:4px solid {border};padding:.2em .6em;margin:.4em 0">'
+            f'<div>{" · ".join(tags)}</div>{hand_html}'
+            f'<div><small>牌桌 melds</small>{melds}</div>'
+            f'<div><small>弃牌 discards</small><br>{labels.cards_html(seat.get("discards"), deck)}</div>'
+            + ("" if seat.get("hidden") else f'<div><small>可选 options</small><br>{opt_html}</div>')
+            + "</div>")
+
+
 steps = a["steps"]
+viewer: int | None = None
 if steps:
-    st.subheader("逐步回放 Step by step")
+    st.subheader("逐步回放 Step by step", anchor="board")
     by_step = {s["step"]: s for s in steps}
     lo, hi = steps[0]["step"], steps[-1]["step"]
     err_idx = audit_mod.first_error_step(a)
     err_step = steps[err_idx]["step"] if err_idx is not None else None
-    key = f"audit_step::{game}"
-    if key not in ss:
+    key, mark = f"audit_step::{game}", f"_audit_step_url::{game}"
+    url_step = ui.qp("step", 12)
+    if key not in ss or (url_step and url_step != ss.get(mark)):  # a deep link, or a link opened in this session
         try:
-            want = int(str(st.query_params.get("step", "")))
+            want = int(url_step)
         except ValueError:
             want = err_step if err_step is not None else lo
         ss[key] = min(max(want, lo), hi)
@@ -298,27 +347,33 @@ if steps:
         if rows:
             ss[key] = min(max(int(acts[rows[0]]["step"]), lo), hi)
 
-    acts = audit_mod.action_rows(a["record"], deck, row["variant"])
-    if acts:
-        with st.expander(f"全部动作 All actions ({len(acts)}) — 点选一行跳到该步 pick a row to jump to its step",
-                         expanded=True):
-            cur = ss[key]
-            st.dataframe(pd.DataFrame([{
-                " ": "▶" if r["step"] == cur else ("⚠" if r["step"] == err_step else ""),
-                "步 step": r["step"], "座位 seat": r["seat"], "玩家 player": r["player"], "动作 act": r["act"],
-                "牌 cards": r["cards"]} for r in acts]), hide_index=True, height=260, on_select=_jump,
-                selection_mode="single-row", key=f"audit_actions::{game}",
-                column_config={" ": st.column_config.TextColumn(width=30), "步 step": st.column_config.NumberColumn(width=60),
-                               "座位 seat": st.column_config.NumberColumn(width=60)})
+    names = record.get("seats") if isinstance(record, dict) and isinstance(record.get("seats"), list) else []
+    n_seats = len(steps[0].get("seats") or []) or len(names)
+    views = ["", *(str(i) for i in range(n_seats))]
+    nav = st.columns([1, 1, 1.2, 2.4], vertical_alignment="bottom")
+    if hi > lo:
+        nav[0].button("◀ 上一步 prev", key="audit_prev", on_click=_shift, args=(-1,), width="stretch",
+                      disabled=ss[key] <= lo, shortcut="Left", help="上一步 previous step (←)")
+        nav[1].button("下一步 next ▶", key="audit_next", on_click=_shift, args=(1,), width="stretch",
+                      disabled=ss[key] >= hi, shortcut="Right", help="下一步 next step (→)")
+        nav[2].button("⚠ 首个错误 first error", key="audit_first_error", on_click=_to_error, width="stretch",
+                      disabled=err_step is None)
+    with nav[3]:
+        picked = ui.synced_select(
+            "视角 view", views, "seat", key="audit_seat",
+            format_func=lambda v: "全部手牌 every hand (auditor)" if v == "" else
+            f"座位 seat {v} " + (labels.plain(names[int(v)])[:24] if int(v) < len(names) else "") + " 看到的 sees",
+            help="一个座位当时能看到的：自己的手牌，所有人的牌桌和弃牌；别人的手牌只显示张数 — what one seat could see "
+                 "then: its own hand, every meld and discard; the other hands only as a count")
+    viewer = int(picked) if picked else None
+    view_extra = st.container()  # room for further views of the board (toggles, overlays)
     if hi > lo:
         st.slider("步骤 step (-1 = 发牌后 after the deal)", lo, hi, key=key)
-        b = st.columns(3)
-        b[0].button("◀ 上一步 prev", on_click=_shift, args=(-1,), width="stretch", disabled=ss[key] <= lo)
-        b[1].button("下一步 next ▶", on_click=_shift, args=(1,), width="stretch", disabled=ss[key] >= hi)
-        b[2].button("⚠ 首个错误 first error", on_click=_to_error, width="stretch", disabled=err_step is None)
     step = ss[key]
     st.query_params["step"] = str(step)
-    snap = by_step.get(step) or max((s for s in steps if s["step"] <= step), key=lambda s: s["step"])
+    ss[mark] = str(step)
+    raw_snap = by_step.get(step) or max((s for s in steps if s["step"] <= step), key=lambda s: s["step"])
+    snap = audit_mod.seat_view(raw_snap, viewer, deck)
 
     ev = snap.get("event")
     if ev is None:
@@ -332,6 +387,8 @@ if steps:
         parts = []
         if ev.get("card") is not None:
             parts.append(labels.cards_html([ev["card"]], deck))
+        elif act == "draw" and viewer is not None:
+            parts.append("<small>(这个视角看不到摸到的牌 the card drawn is not visible from this seat)</small>")
         if ev.get("cards"):
             parts.append("＋ " + labels.cards_html(ev["cards"], deck))
         for g in ev.get("bi") or []:
@@ -351,11 +408,11 @@ if steps:
         st.markdown(f"<div>{ev_html}</div>", unsafe_allow_html=True)
     if snap.get("error") or (snap["step"] == err_step and errors):
         e = snap.get("error") or errors[0]
-        st.error(f"此步违规 This step fails: {labels.error_label(e.get('code'))} · 规则 rule "
-                 f"{ui.lit(e.get('rule') or '—')}\n\n{ui.lit(e.get('message') or '')}")
+        st.error(f"此步违规 This step fails: {labels.error_label(e.get('code'))} · {rule_ref(e.get('rule'))}"
+                 f"\n\n{ui.lit(e.get('message') or '')}")
 
     last = snap["step"] == steps[-1]["step"]
-    rest = audit_mod.wall_after(a["record"], snap["step"], snap.get("wall_left"))
+    rest = None if snap.get("wall_hidden") else audit_mod.wall_after(record, snap["step"], snap.get("wall_left"))
     if rest is not None:
         st.markdown(f'<div><small>牌墙余牌 rest of the wall ({len(rest)}, 下一张在前 next card first)</small><br>'
                     f'{labels.cards_html(rest, deck, "— 空 empty")}</div>', unsafe_allow_html=True)
@@ -371,38 +428,62 @@ if steps:
                     unsafe_allow_html=True)
     st.caption(("下面的座位是发牌后的状态 The seats below are shown after the deal (before step 0)." if ev is None else
                 f"下面的座位是第 {snap['step']} 步之后的状态（该步已执行）— the seats below are shown after step "
-                f"{snap['step']} (its event applied); 可选 options are what each seat may do next."))
+                f"{snap['step']} (its event applied); 可选 options are what each seat may do next.")
+               + ("" if viewer is None else f" 座位 {viewer} 的视角 Seat {viewer}'s view: the other hands and the "
+                  "wall's order are hidden."))
 
     acting = ev.get("seat") if ev else None
     for seat in snap.get("seats") or []:
-        sid = seat.get("seat")
-        tags = [f"<b>座位 seat {labels.html_text(sid)}</b>"]
-        if seat.get("player"):
-            tags.append(f"<code>{labels.html_text(seat['player'])}</code>")
-        if sid == dealer:
-            tags.append("庄 dealer")
-        if sid == acting:
-            tags.append('<b style="color:#b23a2e">▶ 行动 acting</b>')
-        hand = labels.sort_cards(seat.get("hand") or [], deck)
-        melds = "".join(
-            f'<div>{labels.html_text(labels.group_kind(m.get("kind"), row["variant"]))} '
-            f'{labels.cards_html(m.get("cards"), deck)}'
-            + (f' <small>{labels.html_text(m["points"])} {labels.points_unit(row["variant"])}</small>'
-               if m.get("points") is not None else "")
-            + "</div>" for m in seat.get("melds") or []) or "<br>—"
-        groups = labels.group_options(seat.get("options") or [], deck)
-        opt_html = "<br>".join(
-            f"<b>{labels.html_text(act)}</b>" + (": " + labels.html_text("、".join(items)) if items else "")
-            for act, items in groups) or "—"
-        border = "#b23a2e" if sid == acting else "#d8d2c0"
-        st.markdown(
-            f'<div style="border-left:4px solid {border};padding:.2em .6em;margin:.4em 0">'
-            f'<div>{" · ".join(tags)}</div>'
-            f'<div><small>手牌 hand ({len(hand)})</small><br>{labels.cards_html(hand, deck)}</div>'
-            f'<div><small>牌桌 melds</small>{melds}</div>'
-            f'<div><small>弃牌 discards</small><br>{labels.cards_html(seat.get("discards"), deck)}</div>'
-            f'<div><small>可选 options</small><br>{opt_html}</div></div>',
-            unsafe_allow_html=True)
+        st.markdown(seat_panel(seat, acting, viewer), unsafe_allow_html=True)
+
+    acts = audit_mod.action_rows(record, deck, row["variant"], viewer)
+    if acts:
+        with st.expander(f"全部动作 All actions ({len(acts)}) — 点选一行跳到该步 pick a row to jump to its step",
+                         expanded=True):
+            cur = ss[key]
+            st.dataframe(pd.DataFrame([{
+                " ": "▶" if r["step"] == cur else ("⚠" if r["step"] == err_step else ""),
+                "步 step": r["step"], "座位 seat": r["seat"], "玩家 player": r["player"], "动作 act": r["act"],
+                "牌 cards": r["cards"]} for r in acts]), hide_index=True, height=260, on_select=_jump,
+                selection_mode="single-row", key=f"audit_actions::{game}",
+                column_config={" ": st.column_config.TextColumn(width=30), "步 step": st.column_config.NumberColumn(width=60),
+                               "座位 seat": st.column_config.NumberColumn(width=60)})
+
+# --- why the settlement is disputed, worked out ---
+if ex:
+    x = audit_mod.explanation(ex, deck, ui.lit, record)  # its table cells are Markdown: log text as code spans
+    pu, uu = labels.points_unit(row["variant"]), labels.units_unit(row["variant"])
+    st.subheader("结算争议 Why the settlement is disputed", anchor="dispute")
+    st.caption(f"引擎在第 {ex['step']} 步（座位 {ex['seat']} 的胡）重新判定：与回放同一段代码 — the engine judges the "
+               f"position before step {ex['step']} (seat {ex['seat']}'s 胡) with the same code that replays the game.")
+    if x["refused"]:
+        st.error(f"引擎不认这个胡 The engine refuses the claimed 胡 · {rule_ref(x['rule'])}\n\n" + ui.lit(x["refused"]),
+                 icon=":material/gavel:")
+    if x["part"]:
+        st.error("不符之处 Where they part — " + ui.lit(x["part"]), icon=":material/compare_arrows:")
+    if x["groups"]:
+        st.markdown(f"**计算的胡牌拆分 The computed winning split** (每组{pu}与规则 each group's {pu} and its rule; "
+                    "来自 from names a card another seat gave)")
+        st.table(pd.DataFrame([{"种类 kind": g["kind"], "牌 cards": g["cards"], pu: g["points"],
+                                "来自 from": g["from"], "规则 rule": rule_line(g["rule"])} for g in x["groups"]]))
+        if x["points_sum"]:
+            claimed_pts = ex["points"]["claimed"]
+            st.markdown(f"**{pu}: {x['points_sum']}** · 申报 claimed " + ui.lit(claimed_pts if claimed_pts is not None else "—"))
+    if x["units_sum"]:
+        st.markdown(f"**{uu} 计算 computed:** {x['units_sum']}")
+        if x["claimed_units"]:
+            st.markdown(f"**{uu} 申报 claimed:** " + ui.lit(x["claimed_units"]))
+    terms = pd.DataFrame([{"项 term": t["term"], "计算 computed": t["computed"], "申报 claimed": t["claimed"],
+                           "一致 match": {True: "✓", False: "✗ 不符", None: "—"}[t["same"]],
+                           "规则 rule": rule_line(t["rule"])} for t in x["terms"]])
+    bad_terms = [t["same"] is False for t in x["terms"]]
+    st.markdown("**逐项对比 Term by term** (申报 claimed 来自记录 comes from the log)")
+    st.table(terms.style.apply(lambda r: ["background-color:#ffd6d6;color:#7a0000" if bad_terms[r.name] else ""]
+                               * len(r), axis=1))
+    if ex.get("best"):
+        st.caption(f"引擎找到更好的胡法 The engine finds a better way to this 胡: {ex['best']['points']} {pu}, "
+                   f"{ex['best']['units']} {uu} via {' → '.join(map(str, ex['best']['path']))} (the log took another).")
+    st.caption("规则链接打开规则页的那一节 A rule's link opens its section of the rules doc on the Rules page.")
 
 # --- claimed vs computed ---
 st.subheader("结算对比 Claimed vs computed")
