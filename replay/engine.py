@@ -211,6 +211,16 @@ def _window(card: int, src: int, kind: str, passed: set[int], declined: frozense
     return w
 
 
+def _tally(places: dict[str, list[int]], place: str, kinds: list[int], size: int) -> None:
+    """Count ``kinds`` into ``places[place]`` (a count vector of ``size`` kinds), when there are any
+    (:meth:`GameState.census`)."""
+    if not kinds:
+        return
+    v = places.setdefault(place, [0] * size)
+    for k in kinds:
+        v[k] += 1
+
+
 def _blank(cls: Any) -> Any:
     """An instance of a state class with no field set (:meth:`GameState.__reduce__`)."""
     return cls.__new__(cls)
@@ -559,6 +569,49 @@ class GameState:
         if self.win is None:
             raise ValueError("the hand has no winner")
         return self.win
+
+    # -- card conservation -------------------------------------------------------------------
+    def census(self) -> dict[str, list[int]]:
+        """Where the cards are now, a count vector by place: each seat's ``hand s``, ``melds s`` and
+        ``river s``, the ``wall`` not yet drawn (``wall[front:back]``), the ``open card`` of a claim
+        window (a flip or discard no river or meld has taken yet), then the variant's own places
+        (:meth:`census_elsewhere`). Places that hold nothing are left out. Every card of the deck is
+        in exactly one of them after every event (:meth:`unconserved` says where not)."""
+        size = len(self.deck.codes)
+        places: dict[str, list[int]] = {}
+        for s in range(self.n):
+            if any(self.hands[s]):
+                places[f"hand {s}"] = list(self.hands[s])
+        for s in range(self.n):
+            _tally(places, f"melds {s}", [k for _, cards in self.melds[s] for k in cards], size)
+        for s in range(self.n):
+            _tally(places, f"river {s}", self.river[s], size)
+        _tally(places, "wall", self.wall[self.front:self.back], size)
+        w = self.window
+        if w is not None and w.kind != "start":
+            _tally(places, "open card", [w.card], size)
+        for place, kinds in self.census_elsewhere().items():
+            _tally(places, place, kinds, size)
+        return places
+
+    def census_elsewhere(self) -> dict[str, list[int]]:
+        """The variant's cards outside hands, melds, rivers, the wall and the open card, as kinds by
+        place (e.g. ``won on``: the discard a 胡 took, which joins no hand). Default: none."""
+        return {}
+
+    def unconserved(self) -> list[str]:
+        """One message a kind whose cards the :meth:`census` does not count as the deck holds them:
+        the kind, its count, the deck's copies and each place it was counted. [] when every card of
+        the deck is in exactly one place."""
+        places = self.census()
+        out: list[str] = []
+        for k, copies in enumerate(self.deck.copies):
+            where = [(place, v[k]) for place, v in places.items() if v[k]]
+            n = sum([c for _, c in where])
+            if n != copies:
+                out.append(f"{self.label(k)}: {n} counted, the deck holds {copies} ("
+                           + (", ".join([f"{place}: {c}" for place, c in where]) or "nowhere") + ")")
+        return out
 
     def facts(self) -> dict[str, Any]:  # pragma: no cover - variant
         raise NotImplementedError

@@ -4,11 +4,11 @@ server plays; fit finds that ruleset from the games alone (analytics/fit.py)."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import msgspec
 import pytest
+from rulesets import random_ruleset
 from typer.testing import CliRunner
 
 from analytics.fit import fit
@@ -31,17 +31,6 @@ def _stripped(records) -> list[bytes]:
     return out
 
 
-def _ruleset(variant: str) -> dict:
-    """A random ruleset of `variant` with at least three options away from their defaults (seeded
-    by the variant's name, so every run tests the same one)."""
-    rng = random.Random(variant)
-    opts = [o for o in VARIANTS[variant].options if len(o.allowed) > 1]
-    while True:
-        r = {o.name: rng.choice(o.allowed) for o in opts}
-        if sum(r[o.name] != o.default for o in opts) >= min(3, len(opts)):
-            return r
-
-
 def _valid(lines: list[bytes], rules: dict) -> int:
     """Games valid with `rules` written into each record: the engine's plain verdict, no fit."""
     n = 0
@@ -54,7 +43,7 @@ def _valid(lines: list[bytes], rules: dict) -> int:
 
 @pytest.mark.parametrize("variant", IMPLEMENTED)
 def test_fit_recovers_the_ruleset_the_games_were_played_under(variant):
-    rules = _ruleset(variant)
+    rules = random_ruleset(variant)
     lines = _stripped(simulate(variant, 60, 7, rules=rules))
     assert _valid(lines, rules) == 60
     res = fit(lines, variant)

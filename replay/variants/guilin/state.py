@@ -1198,3 +1198,15 @@ class GuilinState(GameState):
                        "melds": [{"kind": k, "cards": _codes(c), "points": sc.meld_points(k, c)} for k, c in self.melds[s]],
                        "discards": _codes(self.river[s]), "options": opts[s]} for s in range(self.n)],
         }
+
+    def census_elsewhere(self) -> dict[str, list[int]]:
+        """:meth:`GameState.census_elsewhere`: the flipped or discarded card a 胡 was won on, which
+        joins no hand (``end_win`` counts it into the winner's cards); none after a 胡 on the card of
+        the seat's own forced act (it lies in that meld) or at the start (天胡 has no card)."""
+        w = self.win
+        if w is None or w["card"] is None:
+            return {}
+        af = self.after_forced
+        if af is not None and af[0] == w["seat"] and af[1] == w["card"]:
+            return {}
+        return {"won on": [w["card"]]}

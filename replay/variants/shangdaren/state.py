@@ -432,3 +432,9 @@ class ShangdarenState(GameState):
                        "melds": [{"kind": k, "cards": _codes(c), "points": sc.group_points(k, c, p)} for k, c in self.melds[s]],
                        "discards": _codes(self.river[s]), "options": opts[s]} for s in range(self.n)],
         }
+
+    def census_elsewhere(self) -> dict[str, list[int]]:
+        """:meth:`GameState.census_elsewhere`: the discard a 胡 was won on (放炮), which joins no hand;
+        a 自摸 card is in the winner's hand."""
+        w = self.win
+        return {"won on": [w["card"]]} if w is not None and w["kind"] == "dianpao" else {}

@@ -554,3 +554,9 @@ class GeziState(GameState):
                        "melds": [{"kind": k, "cards": _codes(c), "points": sc.group_gezi(k, c, self.hr)} for k, c in self.melds[s]],
                        "discards": _codes(self.river[s]), "options": opts[s]} for s in range(self.n)],
         }
+
+    def census_elsewhere(self) -> dict[str, list[int]]:
+        """:meth:`GameState.census_elsewhere`: the discard a 胡 was won on (抓衝), which joins no hand;
+        a 自摸 card is in the winner's hand, a 天胡 has none."""
+        w = self.win
+        return {"won on": [w["card"]]} if w is not None and w["kind"] == "dianpao" else {}

@@ -644,3 +644,11 @@ class YuanjiangState(GameState):
                           "lipai": cols, "melds": melds, "discards": _codes(self.river[s]),
                           "locked": _codes(sorted(self.locked[s])), "options": opts[s]})
         return {"phase": self.phase.value, "turn": self.turn, "wall_left": self.wall_left, "seats": seats}
+
+    def census_elsewhere(self) -> dict[str, list[int]]:
+        """:meth:`GameState.census_elsewhere`: the flipped card a 胡 was won on, which joins no hand;
+        none after a 胡 right after the seat's own 歪 (the card lies in the 歪) or a 天胡 (no card)."""
+        w = self.win
+        if w is None or w["card"] is None or self.after_wai == (w["seat"], w["card"]):
+            return {}
+        return {"won on": [w["card"]]}
