@@ -1,4 +1,4 @@
-"""A fixed corpus of 桂林 hands and the hand-scorer timer (``replay.variants.guilin.scoring.best_split``).
+"""A fixed corpus of 桂林 hands and the hand-scorer timer (``replay.variants.guilin._kernel.best_split``, what the engine asks).
 
 The corpus is built from a seed alone (no scorer involved, so it stays the same while the
 scorer changes): half the hands are assembled from valid groups — 0..4 melds on the table (吃,
@@ -140,19 +140,17 @@ def build_hands(n: int, seed: int = 1) -> list[Hand]:
 
 
 def clear_scorer_caches() -> int:
-    """Clear every cache of the guilin scoring module: each ``lru_cache`` and the meld caches
-    (``_MELDS``, ``_CHI_POINTS``). Returns how many were cleared."""
-    from replay.variants.guilin import scoring
+    """Clear every cache of the guilin scorer, rule and kernel: each ``lru_cache`` and the kernel's
+    meld cache (``_MELDS``). Returns how many were cleared."""
+    from replay.variants.guilin import _kernel, scoring
 
     n = 0
-    for obj in vars(scoring).values():
+    for obj in (*vars(scoring).values(), *vars(_kernel).values()):
         if callable(getattr(obj, "cache_clear", None)):
             obj.cache_clear()
             n += 1
-    for name in ("_MELDS", "_CHI_POINTS"):
-        getattr(scoring, name).clear()
-        n += 1
-    return n
+    _kernel._MELDS.clear()
+    return n + 1
 
 
 def _digest(results: list[Any]) -> tuple[str, dict[str, int]]:
@@ -170,7 +168,7 @@ def _digest(results: list[Any]) -> tuple[str, dict[str, int]]:
 
 def time_scorer(hands: list[Hand], hu_triple: str = "peng") -> dict[str, Any]:
     """Score every hand cold (memo cleared) then warm; hands per CPU second of each pass."""
-    from replay.variants.guilin.scoring import best_split
+    from replay.variants.guilin._kernel import best_split
 
     clear_scorer_caches()
     t0 = time.process_time()

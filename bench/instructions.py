@@ -28,7 +28,7 @@ from pathlib import Path
 
 def _scorer_work(n: int, passes: int) -> None:
     from bench.hands import build_hands, clear_scorer_caches
-    from replay.variants.guilin.scoring import best_split
+    from replay.variants.guilin._kernel import best_split
 
     hands = build_hands(n or 1)[:n]
     for h in build_hands(50, 99):  # warm-up outside the corpus: imports, lazily built tables

@@ -32,7 +32,7 @@ def _lines(variant: str, games: int) -> list[bytes]:
 def _work(args: argparse.Namespace):
     if args.scorer:
         from bench.hands import build_hands, clear_scorer_caches
-        from replay.variants.guilin.scoring import best_split
+        from replay.variants.guilin._kernel import best_split
 
         hands = build_hands(args.games * 10)
         clear_scorer_caches()

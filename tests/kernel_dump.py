@@ -81,7 +81,7 @@ def dump(out: Path) -> None:
     from ingest.reader import Line
     from ingest.rows import process_chunk
     from replay.replayer import replay_line, replay_record
-    from replay.variants.guilin.scoring import best_points, best_split
+    from replay.variants.guilin._kernel import best_points, best_split
 
     enc = msgspec.json.Encoder()
     lines = corpus()

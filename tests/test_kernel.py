@@ -79,7 +79,7 @@ def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.Monke
         st = kernel.install({})
         assert st.why == {stale: "replay/split.py changed since the build (make kernel rebuilds it)"}
         assert st.stale == {stale}
-        assert kernel.describe() == ("kernel: compiled (Cython 3.0) but 1 of 19 modules pure Python: replay.split: "
+        assert kernel.describe() == ("kernel: compiled (Cython 3.0) but 1 of 20 modules pure Python: replay.split: "
                                      "replay/split.py changed since the build (make kernel rebuilds it)")
         with pytest.raises(kernel.KernelNotBuiltError, match="PAIPU_KERNEL=compiled but 1 kernel module"):
             kernel.install({"PAIPU_KERNEL": "compiled"})
@@ -90,7 +90,7 @@ def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.Monke
         engine = "its sources (replay/engine.py, replay/engine.pxd) changed since the build (make kernel rebuilds it)"
         assert kernel.install({}).why == {
             "replay.engine": engine, "replay.variants.guilin.state": derived, "replay.variants.yuanjiang_guihuzi.state": derived}
-        assert kernel.describe() == ("kernel: compiled (Cython 3.0) but 3 of 19 modules pure Python: replay.engine: "
+        assert kernel.describe() == ("kernel: compiled (Cython 3.0) but 3 of 20 modules pure Python: replay.engine: "
                                      f"{engine}; replay.variants.guilin.state, replay.variants.yuanjiang_guihuzi.state: {derived}")
         # an extension the build made, gone since; a manifest missing or unreadable
         monkeypatch.setattr(kernel, "compiled_file", lambda name: None if name == stale else so)
@@ -105,7 +105,7 @@ def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.Monke
         monkeypatch.setattr(kernel, "_manifest", lambda: {"cython": "3.0", "modules": {
             m: kernel.module_digest(m) for m in kernel.MODULES}})
         assert not kernel.install({}).why
-        assert kernel.describe() == "kernel: compiled (Cython 3.0, 19 modules)"
+        assert kernel.describe() == "kernel: compiled (Cython 3.0, 20 modules)"
         assert not any(isinstance(f, kernel._SourceFirst) for f in sys.meta_path)
         # no build at all: the manifest says why
         monkeypatch.setattr(kernel, "compiled_file", lambda name: None)
@@ -147,8 +147,8 @@ def test_a_kernel_module_runs_as_python_where_cython_is_not_installed() -> None:
             "            raise ImportError(name)\n"
             "sys.meta_path.insert(0, NoCython())\n"
             "from bench.hands import _digest, build_hands\n"
-            "from replay.variants.guilin import scoring as sc\n"
-            "print(sc.cython.__name__, _digest([sc.best_split(*h) for h in build_hands(4000, 3)])[0])\n")
+            "from replay.variants.guilin import _kernel as k\n"
+            "print(k.cython.__name__, _digest([k.packed_best_split(*h) for h in build_hands(4000, 3)])[0])\n")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PAIPU_KERNEL": "python"},
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
@@ -169,7 +169,7 @@ def test_commands_say_when_a_built_module_is_stale(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(kernel.STATUS, "stale", {"replay.split"})
     monkeypatch.setattr(kernel.STATUS, "mode", "auto")
     cli._say_stale_kernel()
-    assert capsys.readouterr().err == ("paipu: 1 of 19 kernel modules run as pure Python, their build being stale "
+    assert capsys.readouterr().err == ("paipu: 1 of 20 kernel modules run as pure Python, their build being stale "
                                        "(replay.split): `make kernel` rebuilds them\n")
     monkeypatch.setattr(kernel.STATUS, "why", {m: "not built (no C compiler at install, or installed without the build)"
                                                for m in kernel.MODULES})

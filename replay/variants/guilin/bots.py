@@ -16,6 +16,7 @@ from replay.engine import Option
 from replay.evbot import EVBot as _EVBot
 from replay.record import Event
 from replay.rollout import RolloutBot as _RolloutBot
+from replay.variants.guilin import _kernel as fast
 from replay.variants.guilin import scoring as sc
 
 # The shape search over counts packed into an int, 2 bits a kind (loose counts are 0..2): kind k's
@@ -192,7 +193,7 @@ class EVBot(_EVBot):
         if any(cards[0] == k == cards[-1] for _, cards in melds):
             return True
         hu_triple = state.rules["hu_triple"]
-        return any(sc.best_points(hand, melds, k, src, hu_triple) is not None for src in self.sources)
+        return any(fast.best_points(hand, melds, k, src, hu_triple) is not None for src in self.sources)
 
 
 BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "rollout": RolloutBot, "ev": EVBot}

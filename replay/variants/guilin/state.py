@@ -19,6 +19,7 @@ except ImportError:  # no Cython: the plain-Python stand-in (replay/_cython.py)
 from replay.cards import ZIPAI
 from replay.engine import GameState, Option, Phase, Window
 from replay.record import Event
+from replay.variants.guilin import _kernel as fast
 from replay.variants.guilin import scoring as sc
 
 # Why a claim is not followed by a discard (messages).
@@ -214,7 +215,7 @@ def _n_alike(h, x):
 
 
 _CODES: list[str] = list(ZIPAI.codes)  # kind -> code, read without an attribute lookup a card
-_REACH, _stray_kinds = sc._REACH, sc.stray_kinds  # read at every claim window: no module attribute lookup
+_REACH, _stray_kinds = fast._REACH, fast.stray_kinds  # read at every claim window: no module attribute lookup
 
 
 def _codes(kinds) -> list[str]:
@@ -376,21 +377,21 @@ class GuilinState(GameState):
         best = None
         up = self.kai_duo_melds(seat, card, win_from)
         if up is not None:
-            best = sc.best_split(self.hands[seat], up, None, None, hu_triple)
-        plain = sc.best_split(self.hands[seat], self.melds[seat], card, win_from, hu_triple, self.kan_opens(win_from))
+            best = fast.best_split(self.hands[seat], up, None, None, hu_triple)
+        plain = fast.best_split(self.hands[seat], self.melds[seat], card, win_from, hu_triple, self.kan_opens(win_from))
         if plain is not None and (best is None or plain.points > best.points):
             best = plain
         return best
 
     def can_win(self, seat: int, card: int | None, win_from: str | None) -> bool:
         """Whether ``split(seat, card, win_from)`` reaches the 10-胡 minimum (001 §打10胡胡牌规则)."""
-        p = sc.best_points(self.hands[seat], self.melds[seat], card, win_from, self.hu_triple, self.kan_opens(win_from))
+        p = fast.best_points(self.hands[seat], self.melds[seat], card, win_from, self.hu_triple, self.kan_opens(win_from))
         if p is not None and p >= sc.MIN_HU:
             return True
         up = self.kai_duo_melds(seat, card, win_from)
         if up is None:
             return False
-        p = sc.best_points(self.hands[seat], up, None, None, self.hu_triple)
+        p = fast.best_points(self.hands[seat], up, None, None, self.hu_triple)
         return p is not None and p >= sc.MIN_HU
 
     def kan_opens(self, win_from: str | None) -> bool:
@@ -914,7 +915,7 @@ class GuilinState(GameState):
             if upgraded is None:
                 return False
             melds = upgraded
-        p = sc.best_points(hand, melds, None, None, self.hu_triple)
+        p = fast.best_points(hand, melds, None, None, self.hu_triple)
         return p is not None and p >= sc.MIN_HU
 
     @cython.locals(o=Option, w=Window)
