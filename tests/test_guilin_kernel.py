@@ -72,3 +72,31 @@ def test_a_dealt_kan_of_the_winning_kind_is_kept_when_its_kai_duo_leaves_cards_o
     hand[11] = 1
     for f in (sc.best_split, fast.packed_best_split):
         assert f(hand, [], 2, "discard") is None
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=20, max_size=20), st.integers(0, 19), st.booleans())
+def test_the_packed_chi_search_gives_the_rules_chi_choices(hand: list[int], c: int, blocks: bool) -> None:
+    want = sc.chi_choices(c, hand, blocks)
+    assert fast.packed_chi_choices(c, hand, blocks) == want
+    assert fast.packed_has_chi(c, hand, blocks) == bool(want)
+
+
+def test_xia_bi_shows_every_copy_that_can_form_a_group() -> None:
+    # Hand 一 二 三 壹壹 九, another seat's 一 (001 §技巧攻略 下张, 下比). Three ways to 吃 it: with 一壹
+    # (一一壹: no 一 left, no 比); with 二三 (一二三), when the 一 left must go down as 比 一壹壹; with 壹壹
+    # (一壹壹), when the 一 left goes down as 比 一二三. Each leaves 九 to discard.
+    hand = [1, 1, 1] + [0] * 5 + [1, 0, 2] + [0] * 9
+    want = [((0, 10), ()), ((1, 2), ((0, 10, 10),)), ((10, 10), ((0, 1, 2),))]
+    for f in (sc.chi_choices, fast.packed_chi_choices):
+        assert f(0, hand, False) == want
+
+
+def test_a_copy_that_forms_no_group_stays_unless_bi_without_group_blocks() -> None:
+    # Hand 一 二 三 九九, another seat's 一: 二三 eat it, and the 一 left forms no shape with 九九, so it
+    # stays in hand (bi_without_group = allowed) — or there is no 吃 at all (= blocks: 有比的情况下不比，
+    # 吃的过程整体取消).
+    hand = [1, 1, 1] + [0] * 5 + [2] + [0] * 11
+    for f in (sc.chi_choices, fast.packed_chi_choices):
+        assert f(0, hand, False) == [((1, 2), ())]
+        assert f(0, hand, True) == []

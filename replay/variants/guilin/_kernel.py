@@ -15,6 +15,7 @@ from replay.variants.guilin import scoring as rule
 from replay.variants.guilin.scoring import (
     FOUR_KINDS,
     HU_TABLE,
+    SHAPES_WITH,
     Group,
     bad_hand,
     bad_meld_card,
@@ -689,9 +690,132 @@ def packed_best_points(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[
     except OverflowError:
         raise _refused(hand, melds, win_card) from None
 
+# -- 吃 and 下比: the rule's chi_choices over packed free counts -----------------------------------
+OWN_WITH: dict[int, tuple[tuple[int, ...], ...]] = {
+    c: tuple(tuple(sorted(k for i, k in enumerate(s) if i != s.index(c))) for s in SHAPES_WITH[c]) for c in range(20)}
+"""The own cards of each shape of ``SHAPES_WITH[c]``, in that order."""
+_GUARD = sum(4 << (3 * k) for k in range(20))
+"""Free counts packed 3 bits a kind in one integer, each biased by 4: a kind is short (a count
+below 0) once its bit 4 is gone (a step takes at most 2 of a kind, so no borrow crosses kinds)."""
+_SHAPE_SUB = [[(1 << 3 * x) + (1 << 3 * y) + (1 << 3 * z) for x, y, z in SHAPES_WITH[c]] for c in range(20)]
+"""Per card, what each shape of SHAPES_WITH[c] takes from the packed counts, in that order."""
 
-# What the engine calls: the packed search where it is compiled, else the rule itself.
+
+@cython.cfunc
+@cython.locals(h=list, k=cython.Py_ssize_t, x=cython.longlong, v=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+@cython.exceptval(check=True)
+def _pack_free(h):
+    """The free counts of count vector ``h`` packed as :func:`_chi_choices` packs them (a dealt
+    坎/four read as 0), in one typed loop over the hand: no ``bytes`` of it. A count is
+    0..4 (the deck's copies); at most 2 is packed, so no field overflows its 3 bits."""
+    v = _GUARD
+    for k in range(len(h)):
+        x = h[k]
+        if 0 < x < 3:
+            v += x << (3 * k)
+    return v
+
+
+@cython.cfunc
+@cython.locals(v=cython.ulonglong, k=cython.int, t=cython.longlong)
+@cython.returns(cython.longlong)
+def _packed_total(v):
+    """``sum(free)`` of packed free counts ``v`` (20 kinds)."""
+    t = 0
+    for k in range(20):
+        t += ((v >> (3 * k)) & 7) - 4
+    return t
+
+
+@cython.cfunc
+@cython.locals(c=cython.int, v=cython.ulonglong, total=cython.longlong, blocks=cython.bint, first=cython.bint, out=list, subs=list,
+               shapes=tuple, own=tuple, n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, sh=cython.int,
+               a=cython.int, b=cython.int, vo=cython.ulonglong, vi=cython.ulonglong, vj=cython.ulonglong,
+               guard=cython.ulonglong, found=cython.bint, paired=cython.bint, one=cython.ulonglong, t=cython.ulonglong)
+@cython.returns(list)
+def _chi_search(c, v, total, blocks, first):
+    """:func:`_chi_choices` on the packed counts ``v`` (``first``: stop at the first choice, for
+    :meth:`GuilinState.has_chi`). A free count is at most 2, so after the own pair at most 2
+    copies of ``c`` are left and each 比 group takes at least one: at most two groups. Emitted in
+    sorted order (own pairs as OWN_WITH[c], groups as SHAPES_WITH[c], a set of groups once, as its
+    sorted tuple), so the answer needs no sort."""
+    out = []
+    subs = _SHAPE_SUB[c]
+    shapes = SHAPES_WITH[c]
+    n = len(shapes)
+    sh = 3 * c
+    guard = _GUARD
+    one = 1
+    for own in OWN_WITH[c]:
+        a = own[0]
+        b = own[1]
+        vo = v - (one << (3 * a)) - (one << (3 * b))
+        if (vo & guard) != guard:
+            continue  # the own pair is not held
+        if ((vo >> sh) & 7) == 4:  # no copy of c left: no 比 owed
+            if total != 2:  # a card is left to discard
+                out.append((own, ()))
+                if first:
+                    return out
+            continue
+        found = False
+        for i in range(n):
+            t = subs[i]
+            vi = vo - t
+            if (vi & guard) != guard:
+                continue
+            found = True
+            if ((vi >> sh) & 7) == 4:  # every copy shown
+                if total != 5:
+                    out.append((own, (shapes[i],)))
+                    if first:
+                        return out
+                continue
+            paired = False
+            for j in range(n):
+                t = subs[j]
+                vj = vi - t
+                if (vj & guard) == guard:
+                    paired = True
+                    if j >= i and total != 8:
+                        out.append((own, (shapes[i], shapes[j])))
+                        if first:
+                            return out
+            if not paired and not blocks and total != 5:  # the last copy forms no shape
+                out.append((own, (shapes[i],)))
+                if first:
+                    return out
+        if not found and not blocks and total != 2:  # no copy forms a shape: no 比 owed for them
+            out.append((own, ()))
+            if first:
+                return out
+    return out
+
+
+
+
+def packed_chi_choices(c: int, hand: list[int], blocks: bool) -> list:
+    """:func:`replay.variants.guilin.scoring.chi_choices` by the packed search (no memo: packing the hand
+    costs less than a memo key would)."""
+    v = _pack_free(hand)
+    return _chi_search(c, v, _packed_total(v), blocks, False)
+
+
+def packed_has_chi(c: int, hand: list[int], blocks: bool) -> bool:
+    """Whether :func:`packed_chi_choices` has a choice: the same search, stopped at its first."""
+    v = _pack_free(hand)
+    return bool(_chi_search(c, v, _packed_total(v), blocks, True))
+
+
+def _rule_has_chi(c: int, hand: list[int], blocks: bool) -> bool:
+    return bool(rule.chi_choices(c, hand, blocks))
+
+
+# What the engine calls: the packed searches where they are compiled, else the rule itself.
 if cython.compiled:
     best_split, best_points = packed_best_split, packed_best_points
+    chi_choices, has_chi = packed_chi_choices, packed_has_chi
 else:
     best_split, best_points = rule.best_split, rule.best_points
+    chi_choices, has_chi = rule.chi_choices, _rule_has_chi

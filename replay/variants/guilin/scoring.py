@@ -1,4 +1,4 @@
-"""桂林字牌 hand scoring: group shapes, the 胡 table, the best split, 舵 and 醒.
+"""桂林字牌 hands: group shapes, the 胡 table, the best split, 吃 and 下比, 舵 and 醒.
 
 Cards are kind indices of :data:`replay.cards.ZIPAI`: 0..9 small 一..十, 10..19 big 壹..拾.
 Hands are count vectors (20 ints), so a score never depends on card order.
@@ -12,14 +12,15 @@ Sources (001 = 001_b125067d32c1f7d7.txt, 004 = 004_d2ed00504ff040a5.txt):
 - 醒: 001 §翻上中下醒.
 
 This module is the rule, and what ``PAIPU_KERNEL=python`` runs. The engine asks the compiled
-kernel beside it (``_kernel.py``: the same best split by a packed search), which
-tests/test_guilin_kernel.py holds equal to :func:`best_split` on random hands.
+kernel beside it (``_kernel.py``: the same best split and 吃 by packed searches), which
+tests/test_guilin_kernel.py holds equal to :func:`best_split` and :func:`chi_choices` on random hands.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations_with_replacement
 from typing import Iterator, NamedTuple, Sequence
 
 from replay.cards import ZIPAI
@@ -302,6 +303,70 @@ def best_points(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]],
     """``best_split(...).points``, None when there is no split."""
     sp = best_split(hand, melds, win_card, win_from, hu_triple, kan_opens)
     return None if sp is None else sp.points
+
+
+# -- 吃 and 下比 ------------------------------------------------------------------------------
+# Every 3-card 吃 shape as sorted kinds, and those holding each kind (001 §顺子, §特殊顺子, §搭子).
+SHAPES: tuple[tuple[int, ...], ...] = tuple(
+    t for t in combinations_with_replacement(range(20), 3) if chi_shape(t) is not None and max(t.count(x) for x in t) <= 2)
+SHAPES_WITH: dict[int, tuple[tuple[int, ...], ...]] = {k: tuple(s for s in SHAPES if k in s) for k in range(20)}
+
+
+def free(hand: Sequence[int]) -> list[int]:
+    """The cards a seat may use or discard: a dealt 坎 or four is locked (001 §技巧攻略: 起手摸到手上的
+    成坎的牌不能拆开)."""
+    return [n if n < 3 else 0 for n in hand]
+
+
+def _take(cards: Sequence[int], kinds: Sequence[int]) -> list[int] | None:
+    """``cards`` less one of each of ``kinds``, or None where they are not all held."""
+    rest = list(cards)
+    for k in kinds:
+        rest[k] -= 1
+        if rest[k] < 0:
+            return None
+    return rest
+
+
+def chi_choices(c: int, hand: Sequence[int], bi_blocks: bool) -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
+    """The 吃 a seat holding ``hand`` may make of card ``c``: (its two own cards, its 比 groups), in
+    the order of :data:`SHAPES`. The own cards make a shape with ``c``; every copy of ``c`` left in
+    hand then goes down too (:func:`xia_bi`); and a card must be left to discard. All of free cards.
+    Source: 001 §吃牌, §技巧攻略 下张(下伙)."""
+    cards = free(hand)
+    out = []
+    for shape in SHAPES_WITH[c]:
+        own = list(shape)
+        own.remove(c)
+        rest = _take(cards, own)
+        if rest is None:
+            continue
+        out += [(tuple(own), bi) for bi in xia_bi(c, rest, bi_blocks) if sum(cards) - 2 - 3 * len(bi) > 0]
+    return out
+
+
+def xia_bi(c: int, cards: Sequence[int], bi_blocks: bool) -> list[tuple[tuple[int, ...], ...]]:
+    """下比 (001 §技巧攻略 下张): the ways the copies of ``c`` in ``cards`` go down with a 吃 of ``c``,
+    each in a 比 group (a shape holding ``c``; a set of groups once, in :data:`SHAPES` order). Every
+    copy that can form a group must: a copy that can form none stays in hand, unless ``bi_blocks``
+    (option ``bi_without_group = blocks``: 有比的情况下不比，吃的过程整体取消 — then there is no 吃)."""
+    if not cards[c]:
+        return [()]
+    shapes = SHAPES_WITH[c]
+    out: list[tuple[tuple[int, ...], ...]] = []
+    for i, first in enumerate(shapes):
+        rest = _take(cards, first)
+        if rest is None:
+            continue
+        if not rest[c]:
+            out.append((first,))
+        elif any(_take(rest, s) is not None for s in shapes):
+            out += [(first, s) for s in shapes[i:] if _take(rest, s) is not None]
+        elif not bi_blocks:  # the last copy forms no group
+            out.append((first,))
+    if not any(_take(cards, s) is not None for s in shapes) and not bi_blocks:  # no copy forms a group
+        out.append(())
+    return out
 
 
 def tuo(points: int, step: int) -> int:

@@ -8,7 +8,6 @@ for 吃 the drawer before its 下家. Option keys below encode exactly that orde
 from __future__ import annotations
 
 import copy
-from itertools import combinations_with_replacement
 from typing import Any, NamedTuple
 
 try:
@@ -41,26 +40,6 @@ class Forced(NamedTuple):
 FOUR = ("sao_chuan", "kai_duo")
 FORCED_ACTS = SAO_KINDS + FOUR
 
-# Every 3-card 吃 shape as sorted kinds (001 §顺子, §特殊顺子, §特殊牌型, §搭子).
-SHAPES: tuple[tuple[int, int, int], ...] = tuple(
-    t for t in combinations_with_replacement(range(20), 3) if sc.chi_shape(t) is not None and max(t.count(x) for x in t) <= 2
-)
-SHAPES_WITH: dict[int, tuple[tuple[int, int, int], ...]] = {k: tuple(s for s in SHAPES if k in s) for k in range(20)}
-
-
-def _own(shape: tuple[int, int, int], c: int) -> tuple[int, ...]:
-    """The two cards of ``shape`` a seat must hold to 吃 ``c`` with it (sorted)."""
-    own = list(shape)
-    own.remove(c)
-    return tuple(sorted(own))
-
-
-# Precomputed for the claim windows (speed only): the own cards of each shape of SHAPES_WITH[c], in
-# that order; and the translate table of free() (3 or 4 alike are locked: read as 0).
-OWN_WITH: dict[int, tuple[tuple[int, ...], ...]] = {c: tuple(_own(s, c) for s in SHAPES_WITH[c]) for c in range(20)}
-_FREE = bytes([0, 1, 2] + [0] * 253)
-
-
 @cython.cfunc
 @cython.locals(h=list, k=cython.Py_ssize_t, v=cython.longlong, t=cython.longlong)
 @cython.returns(cython.longlong)
@@ -73,119 +52,6 @@ def _free_total(h):
         if v < 3:
             t += v
     return t
-
-
-_GUARD = sum(4 << (3 * k) for k in range(20))
-"""Free counts packed 3 bits a kind in one integer, each biased by 4: a kind is short (a count
-below 0) once its bit 4 is gone (a step takes at most 2 of a kind, so no borrow crosses kinds)."""
-_SHAPE_SUB = [[(1 << 3 * x) + (1 << 3 * y) + (1 << 3 * z) for x, y, z in SHAPES_WITH[c]] for c in range(20)]
-"""Per card, what each shape of SHAPES_WITH[c] takes from the packed counts, in that order."""
-
-
-@cython.cfunc
-@cython.locals(h=list, k=cython.Py_ssize_t, x=cython.longlong, v=cython.ulonglong)
-@cython.returns(cython.ulonglong)
-@cython.exceptval(check=True)
-def _pack_free(h):
-    """The free counts of count vector ``h`` packed as :func:`_chi_choices` packs them (a dealt
-    坎/four read as 0), in one typed loop over the hand: no ``bytes`` of it. A count is
-    0..4 (the deck's copies); at most 2 is packed, so no field overflows its 3 bits."""
-    v = _GUARD
-    for k in range(len(h)):
-        x = h[k]
-        if 0 < x < 3:
-            v += x << (3 * k)
-    return v
-
-
-@cython.cfunc
-@cython.locals(v=cython.ulonglong, k=cython.int, t=cython.longlong)
-@cython.returns(cython.longlong)
-def _packed_total(v):
-    """``sum(free)`` of packed free counts ``v`` (20 kinds)."""
-    t = 0
-    for k in range(20):
-        t += ((v >> (3 * k)) & 7) - 4
-    return t
-
-
-@cython.locals(free=bytes, c=cython.int, total=cython.longlong, blocks=cython.bint, k=cython.Py_ssize_t, v=cython.ulonglong,
-               x=cython.ulonglong)
-def _chi_choices(c: int, free: bytes, total: int, blocks: bool) -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
-    """:meth:`GuilinState.chi_choices` on free counts ``free`` (``total`` free cards, capped at 12),
-    sorted: every own pair that fits; where a copy of ``c`` is left, with each maximal set of 比
-    groups taking those copies (下比, 001 §技巧攻略 下张), unless no card is left to discard or (under
-    ``blocks``) a copy is left that forms no shape. Searched in C (:func:`_chi_search`)."""
-    v = _GUARD
-    for k in range(len(free)):
-        x = free[k]
-        v += x << (3 * k)
-    return _chi_search(c, v, total, blocks, False)
-
-
-@cython.cfunc
-@cython.locals(c=cython.int, v=cython.ulonglong, total=cython.longlong, blocks=cython.bint, first=cython.bint, out=list, subs=list,
-               shapes=tuple, own=tuple, n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, sh=cython.int,
-               a=cython.int, b=cython.int, vo=cython.ulonglong, vi=cython.ulonglong, vj=cython.ulonglong,
-               guard=cython.ulonglong, found=cython.bint, paired=cython.bint, one=cython.ulonglong, t=cython.ulonglong)
-@cython.returns(list)
-def _chi_search(c, v, total, blocks, first):
-    """:func:`_chi_choices` on the packed counts ``v`` (``first``: stop at the first choice, for
-    :meth:`GuilinState.has_chi`). A free count is at most 2, so after the own pair at most 2
-    copies of ``c`` are left and each 比 group takes at least one: at most two groups. Emitted in
-    sorted order (own pairs as OWN_WITH[c], groups as SHAPES_WITH[c], a set of groups once, as its
-    sorted tuple), so the answer needs no sort."""
-    out = []
-    subs = _SHAPE_SUB[c]
-    shapes = SHAPES_WITH[c]
-    n = len(shapes)
-    sh = 3 * c
-    guard = _GUARD
-    one = 1
-    for own in OWN_WITH[c]:
-        a = own[0]
-        b = own[1]
-        vo = v - (one << (3 * a)) - (one << (3 * b))
-        if (vo & guard) != guard:
-            continue  # the own pair is not held
-        if ((vo >> sh) & 7) == 4:  # no copy of c left: no 比 owed
-            if total != 2:  # a card is left to discard
-                out.append((own, ()))
-                if first:
-                    return out
-            continue
-        found = False
-        for i in range(n):
-            t = subs[i]
-            vi = vo - t
-            if (vi & guard) != guard:
-                continue
-            found = True
-            if ((vi >> sh) & 7) == 4:  # every copy shown
-                if total != 5:
-                    out.append((own, (shapes[i],)))
-                    if first:
-                        return out
-                continue
-            paired = False
-            for j in range(n):
-                t = subs[j]
-                vj = vi - t
-                if (vj & guard) == guard:
-                    paired = True
-                    if j >= i and total != 8:
-                        out.append((own, (shapes[i], shapes[j])))
-                        if first:
-                            return out
-            if not paired and not blocks and total != 5:  # the last copy forms no shape
-                out.append((own, (shapes[i],)))
-                if first:
-                    return out
-        if not found and not blocks and total != 2:  # no copy forms a shape: no 比 owed for them
-            out.append((own, ()))
-            if first:
-                return out
-    return out
 
 
 @cython.cfunc
@@ -328,7 +194,7 @@ class GuilinState(GameState):
     # -- hand helpers ----------------------------------------------------------------------
     def free(self, seat: int) -> list[int]:
         """Counts of the cards ``seat`` may use or discard: dealt 坎/fours are locked (001 §技巧攻略)."""
-        return list(bytes(self.hands[seat]).translate(_FREE))
+        return sc.free(self.hands[seat])
 
     def fours(self, seat: int) -> int:
         """4-card sets the seat has: 扫穿/开舵 melds and dealt fours in hand (for 重舵 and pairs)."""
@@ -531,19 +397,12 @@ class GuilinState(GameState):
         return not (self.chou_pai_peng and c in self.peng_passed[s])
 
     def chi_choices(self, seat: int, c: int) -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
-        """Legal 吃 of ``c``: (own two cards, 比 groups), sorted. 下比 (001 §技巧攻略 下张): every
-        copy of ``c`` left in hand that can still form a 吃 shape must be shown in a 比 group.
-        Searched in C on the seat's packed free counts (:func:`_chi_search`; no memo: packing the
-        hand costs less than a memo key did). A seat without a free copy of ``c`` owes no 比: its
-        answer is the own pairs it holds (the search's first test)."""
-        v = _pack_free(self.hands[seat])
-        return _chi_search(c, v, _packed_total(v), self.bi_blocks, False)
+        """Legal 吃 of ``c`` by ``seat``: (own two cards, 比 groups), with 下比 (:func:`sc.chi_choices`)."""
+        return fast.chi_choices(c, self.hands[seat], self.bi_blocks)
 
     def has_chi(self, seat: int, c: int) -> bool:
-        """Whether ``seat`` has a legal 吃 of ``c`` (``bool(chi_choices(seat, c))``, for the closing
-        options: an unused 吃 makes the card 臭): the same search, stopped at its first choice."""
-        v = _pack_free(self.hands[seat])
-        return bool(_chi_search(c, v, _packed_total(v), self.bi_blocks, True))
+        """Whether ``seat`` has a legal 吃 of ``c`` (for the closing options: an unused 吃 makes the card 臭)."""
+        return fast.has_chi(c, self.hands[seat], self.bi_blocks)
 
     # -- events ----------------------------------------------------------------------------
     def open_window(self, card: int, src: int, kind: str) -> None:
@@ -832,9 +691,8 @@ class GuilinState(GameState):
                             "be split into a 吃 (起手摸到手上的成坎的牌不能拆开作其它牌型, 001 §技巧攻略)")
         if locked_only or not self.bi_blocks or c in self.chou[s]:
             return
-        free = bytes(h).translate(_FREE)
         own = tuple(sorted(used[:2]))
-        if any(o == own for o, _ in _chi_choices(c, free, min(sum(free), 12), False)):
+        if any(o == own for o, _ in sc.chi_choices(c, h, False)):
             raise self.fail("illegal_action", "xia_bi", f"吃 {self.label(c)}: a copy of it left in hand forms no 吃 shape, "
                             "and under bi_without_group = blocks there is then no 吃 (下比: 有比的情况下不比，吃的过程整体取消, "
                             "001 §技巧攻略 下张)")
