@@ -11,6 +11,7 @@ import typer
 from rich import box
 from rich.cells import cell_len
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -36,7 +37,7 @@ def _fmt(v: Any, col: str) -> str:
     return str(v)
 
 
-class _Fit(Table):
+class FitTable(Table):
     """A table that, when its headers on one line do not fit the terminal, holds each figure's
     column to its least width (so the headers wrap at their words and every column stays):
     rich's own shrinking breaks words and drops the last columns."""
@@ -56,7 +57,7 @@ def _table(title: str, df: pl.DataFrame, headers: dict[str, str]) -> Table:
     """A rich table of ``df`` with the Chinese-first column headers in ``headers``, readable at 80
     columns and in a pipe: no box edges (2 characters between columns, so headers wrap at their
     spaces, not inside a word), a figure never broken. ``t.df`` keeps the frame (for ``--json``)."""
-    t = _Fit(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+    t = FitTable(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
              padding=(0, 1, 0, 0))  # with the box's blank divider: 2 characters between columns
     t.df = df  # type: ignore[attr-defined]
     # a cell may hold log text (a player id, a ruleset name): shown as text, never markup or escapes
@@ -86,7 +87,7 @@ H = {
     "player_id": "玩家 player", "won": "赢 won", "lost": "输 lost", "net": "净 net",
     "zimo_wins": "自摸 zimo", "zimo_share": "自摸率 zimo share", "dianpao": "点炮 dianpao",
     "dianpao_rate": "点炮率 dianpao rate", "total_score": "总分 total", "mean_score": "平均分 mean score",
-    "ruleset_id": "规则 ruleset",
+    "ruleset_id": "规则 ruleset", "options": "选项 options",
 }
 
 
@@ -104,8 +105,10 @@ def print_report(con: Any, console: Console, variant: str | None = None, ruleset
     figure is printed once per variant (most played first): 胡, 息 and 個子, seat win rates of 3-
     and 4-seat tables, and players' records of different games never mix."""
     f = {"variant": variant, "ruleset": ruleset}
-    scope = ", ".join(f"{k} = {v}" for k, v in f.items() if v is not None) or "all games"
-    console.print(f"[bold]paipu report[/bold] — {scope}; play figures over valid games, one variant at a time",
+    options = ruleset_options(con)
+    shown = {**f, "ruleset": None if ruleset is None else f"{ruleset} ({options.get(ruleset, 'not in this warehouse')})"}
+    scope = ", ".join(f"{k} = {v}" for k, v in shown.items() if v is not None) or "all games"
+    console.print(f"[bold]paipu report[/bold] — {escape(terminal_text(scope))}; play figures over valid games, one variant at a time",
                   highlight=False)
     console.print(_table("总览 overview", q.overview(con, **f), H))
     rj = q.rejects_by_code(con, variant)
@@ -118,6 +121,8 @@ def print_report(con: Any, console: Console, variant: str | None = None, ruleset
         _variant_report(con, console, variant, ruleset, players)
         return
     vr = q.variants_and_rulesets(con)
+    vr = vr.with_columns(pl.col("ruleset_id").replace_strict(options, default="—", return_dtype=pl.String)
+                         .alias("options")).select("variant", "ruleset_id", "options", "games")
     console.print(_table("玩法与规则 variants and rulesets", _named(vr, "variant", names.VARIANTS), H))
     order = vr.group_by("variant").agg(pl.col("games").sum()).sort(["games", "variant"], descending=[True, False])
     vs = [v for v in order["variant"].to_list() if v is not None]
@@ -125,6 +130,20 @@ def print_report(con: Any, console: Console, variant: str | None = None, ruleset
         for v in vs:
             _variant_report(con, console, v, ruleset, players)
             meter.advance()
+
+
+def ruleset_options(con: Any) -> dict[str, str]:
+    """Each ruleset id of the warehouse's games with the options that differ from its variant's
+    defaults, as ``--rules`` text (:func:`replay.words.options_text`; ``defaults`` when none does)."""
+    from replay.words import options_text
+
+    cur = con.cursor()
+    try:
+        got = cur.sql("SELECT ruleset_id, any_value(variant), any_value(rules_json) FROM games "
+                      "WHERE ruleset_id IS NOT NULL AND rules_json IS NOT NULL GROUP BY ruleset_id").fetchall()
+    finally:
+        cur.close()
+    return {rid: options_text(json.loads(text), variant) for rid, variant, text in got}
 
 
 def _variant_report(con: Any, console: Console, variant: str, ruleset: str | None, players: int) -> None:
@@ -188,8 +207,9 @@ def report_cmd(
 
     Exit status 2 when the warehouse folder does not exist; 1 when its catalog cannot be opened.
     """
-    if not warehouse.is_dir():
-        raise typer.BadParameter(f"no warehouse folder at {warehouse}", param_hint="--warehouse")
+    from ingest.cli import need_warehouse
+
+    need_warehouse("report", warehouse)
     try:
         con = connect(warehouse)
     except ValueError as e:

@@ -39,6 +39,7 @@ from rich.text import Text
 
 from replay.progress import Meter
 from replay.record import terminal_text
+from replay.words import need
 from replay.workers import process_pool
 
 CHUNK = 250
@@ -569,10 +570,10 @@ def fit_cmd(
         raise typer.BadParameter("give the files or folders to fit, or --warehouse DIR")
     not_fitted: dict[str, int] = {}
     if warehouse is not None:
+        from ingest.cli import need_warehouse
         from ingest.views import connect
 
-        if not warehouse.is_dir():
-            raise typer.BadParameter(f"no warehouse folder at {warehouse}", param_hint="--warehouse")
+        need_warehouse("fit", warehouse)
         try:
             con = connect(warehouse)
             try:
@@ -583,9 +584,8 @@ def fit_cmd(
             Console(stderr=True).print(Text(f"paipu fit failed: {terminal_text(str(e))}", style="red"))
             raise typer.Exit(1) from None
     else:
-        missing = [str(p) for p in paths if not p.exists()]
-        if missing:
-            raise typer.BadParameter(f"no such file or folder: {', '.join(missing)}", param_hint="PATHS")
+        for p in paths:
+            need("fit", p)
         lines, not_fitted = read_games(paths, variant)
     if not lines:
         held = ", ".join(f"{v} {n}" for v, n in not_fitted.items() if v in variants.VARIANTS)

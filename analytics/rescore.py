@@ -502,10 +502,11 @@ def rescore_cmd(
     Exit status 2 on a usage error (unknown variant or option, a play-changing option: use `paipu tune`);
     1 when the warehouse cannot be read (its catalog cannot be opened).
     """
+    from ingest.cli import need_warehouse
+
     console = Console(highlight=False)
     d0, d1 = _date(since, "--since"), _date(until, "--until")
-    if not warehouse.is_dir():
-        raise typer.BadParameter(f"no warehouse folder at {warehouse}", param_hint="--warehouse")
+    need_warehouse("rescore", warehouse)
     try:
         res = run(warehouse, variant, b, ruleset=ruleset, since=d0, until=d1, players=players, workers=workers,
                   console=None if as_json else Console(stderr=True), rules=rules)

@@ -21,6 +21,7 @@ from ingest.views import as_judged
 from replay.cards import Deck
 from replay.record import terminal_text
 from replay.review import DEFAULT_SEED, Decision, Review, ReviewError, review_line
+from replay.words import MISSING, refuse
 
 
 class GameNotFound(LookupError):
@@ -236,10 +237,9 @@ def review_cmd(
         elif warehouse is not None:
             raw, src = _stored(warehouse, game_id or game)
         elif game_id is not None:
-            raise typer.BadParameter(f"no such file: {game}", param_hint="GAME")
+            refuse("review", "file", game, MISSING)
         else:
-            raise typer.BadParameter(f"no such file: {game} (to review a game stored in a warehouse, give "
-                                     "--warehouse DIR)", param_hint="GAME")
+            refuse("review", "file", game, f"{MISSING} (to review a game stored in a warehouse, give --warehouse DIR)")
         r = review_line(raw, seat, bot_seed)
     except GameNotFound as e:
         _fail(str(e), 2)
@@ -253,8 +253,10 @@ def review_cmd(
 
 
 def _stored(warehouse: Path, game_id: str) -> tuple[bytes, str]:
+    from ingest.cli import need_warehouse
     from ingest.views import connect
 
+    need_warehouse("review", warehouse)
     try:
         con = connect(warehouse)
     except (FileNotFoundError, ValueError) as e:  # no such folder, or a path the views refuse

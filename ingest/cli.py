@@ -19,6 +19,25 @@ from ingest.run import ENGINES, IngestReport, ingest
 from ingest.warehouse import WarehouseBusy, WarehouseMismatch
 from replay.cli import rules_option, rules_text
 from replay.record import source_path, terminal_text
+from replay.words import MISSING, need, refuse
+
+
+def need_warehouse(command: str, warehouse: Path, *, lake: bool = False) -> None:
+    """Refuse ``--warehouse`` in one line (:func:`replay.words.refuse`, exit 2) when nothing is
+    there or it is not a folder; with ``lake`` (a command that works on DuckLake's catalog) also a
+    folder without one: a warehouse of the plain-Parquet layout before DuckLake is told to
+    ``paipu migrate``, any other folder that it holds no warehouse."""
+    from ingest.warehouse import catalog_of, legacy_layout
+
+    if not warehouse.exists():
+        refuse(command, "warehouse", warehouse, MISSING)
+    if not warehouse.is_dir():
+        refuse(command, "warehouse", warehouse, "not a folder")
+    if lake and catalog_of(warehouse) is None:
+        if legacy_layout(warehouse):
+            refuse(command, "warehouse", warehouse, "the plain-Parquet layout before DuckLake: "
+                   f"`paipu migrate {_shell(str(warehouse))}` converts it in place")
+        refuse(command, "warehouse", warehouse, "no DuckLake catalog in it (`paipu ingest` writes one)")
 
 
 def print_report(report: IngestReport, console: Console) -> None:
@@ -105,15 +124,14 @@ def ingest_cmd(
     file that cannot be read or is too short); 1 when the catalog stays busy, the warehouse
     holds another pseudonymization, or cannot be written.
     """
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise typer.BadParameter(f"no such file or folder: {', '.join(missing)}", param_hint="PATHS")
+    for p in paths:
+        need("ingest", p)
+    if warehouse.exists() and not warehouse.is_dir():
+        refuse("ingest", "warehouse", warehouse, "not a folder")
     if workers < 0:
         raise typer.BadParameter("must be ≥ 0", param_hint="--workers")
     if max_line_bytes < 1:
         raise typer.BadParameter("must be ≥ 1", param_hint="--max-line-bytes")
-    if warehouse.exists() and not warehouse.is_dir():
-        raise typer.BadParameter(f"{warehouse} is not a folder", param_hint="--warehouse")
     if engine not in ENGINES:
         raise typer.BadParameter(f"must be one of {', '.join(ENGINES)}", param_hint="--engine")
     if scheduler and engine != "dask":
@@ -160,11 +178,9 @@ def compact_cmd(
 
     Exit status 0 when done; 2 for a usage error; 1 when the catalog stays busy or it fails.
     """
-    from ingest.warehouse import catalog_of, compact
+    from ingest.warehouse import compact
 
-    if catalog_of(warehouse) is None:
-        raise typer.BadParameter(f"{warehouse} is not a DuckLake warehouse (no catalog; paipu migrate "
-                                 "converts one of the layout before it)", param_hint="--warehouse")
+    need_warehouse("compact", warehouse, lake=True)
     if keep_days < 0:
         raise typer.BadParameter("must be ≥ 0", param_hint="--keep-days")
     console = Console()
@@ -188,10 +204,9 @@ def snapshots_cmd(
 
     Exit status 0; 2 for a usage error (not a DuckLake warehouse); 1 when its catalog cannot be opened.
     """
-    from ingest.warehouse import CatalogError, catalog_of, snapshots
+    from ingest.warehouse import CatalogError, snapshots
 
-    if catalog_of(warehouse) is None:
-        raise typer.BadParameter(f"{warehouse} is not a DuckLake warehouse (no catalog)", param_hint="--warehouse")
+    need_warehouse("snapshots", warehouse, lake=True)
     try:
         snaps = snapshots(warehouse)
     except CatalogError as e:
@@ -241,11 +256,10 @@ def check_cmd(
     Exit status 0 when every file is there (or the repair is done); 1 when a file is lost (without
     --repair) or the catalog cannot be opened or changes meanwhile; 2 for a usage error.
     """
-    from ingest.warehouse import catalog_of, check_files
+    from ingest.warehouse import check_files
     from ingest.warehouse import repair as repair_files
 
-    if catalog_of(warehouse) is None:
-        raise typer.BadParameter(f"{warehouse} is not a DuckLake warehouse (no catalog)", param_hint="--warehouse")
+    need_warehouse("check", warehouse, lake=True)
     console = Console(highlight=False)
     root = warehouse.absolute()
     try:
@@ -312,8 +326,7 @@ def migrate_cmd(
     """
     from ingest.warehouse import legacy_layout, migrate
 
-    if not warehouse.is_dir():
-        raise typer.BadParameter(f"no such folder: {warehouse}", param_hint="DIR")
+    need_warehouse("migrate", warehouse)
     console = Console()
     if not legacy_layout(warehouse):
         console.print(f"{terminal_text(str(warehouse))}: nothing to migrate", highlight=False, markup=False)

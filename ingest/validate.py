@@ -23,6 +23,7 @@ from replay.cli import rules_option, rules_text, shown_path
 from replay.progress import Meter
 from replay.record import Verdict, VerdictError, sha256_hex, source_text, terminal_text
 from replay.replayer import replay_line
+from replay.words import need
 
 
 def _verdict_json(res: Any) -> Any:
@@ -55,6 +56,8 @@ def validate_cmd(
     """Replay every game and print one verdict per line, then the totals: lines = blank + read, read = valid +
     invalid + rejected + duplicate (the reader and the accounting of `paipu ingest`: the same codes, the same
     counts). Exit 0 when nothing is invalid or rejected, 1 otherwise, 2 usage error."""
+    for f in files:
+        need("validate", f)
     defaults = rules_option(rules)
     replay = functools.partial(replay_line, defaults=defaults) if defaults else replay_line
     try:

@@ -83,10 +83,12 @@ def score_cmd(
     prints ``{"error", "case"}`` (``case``: the file, and the line of a .jsonl) and is named on
     stderr too. Exit 1 if any case is malformed."""
     from replay.score import score_case
+    from replay.words import MISSING, refuse
 
+    if not case.exists():
+        refuse("score", "file", case, MISSING)
     if not case.is_file():
-        typer.echo(terminal_text(f"paipu score: no such file: {case}"), err=True)
-        raise typer.Exit(2)
+        refuse("score", "file", case, "not a file")
     text = case.read_bytes()
     where = shown_path(case.absolute())
     cases = ([(where, text)] if case.suffix == ".json" else
@@ -142,6 +144,9 @@ def simulate_cmd(
         raise typer.Exit(2) from None
     recorded = None
     if deals is not None:
+        from replay.words import need
+
+        need("simulate", deals, "deals file")
         try:
             recorded = _read_deals(deals, spec)
         except (OSError, ValueError) as e:

@@ -49,6 +49,13 @@ KINDS = ("play", "scoring")
 """The kinds of :class:`RuleOption`: ``play`` (changes play) and ``scoring`` (settlement only)."""
 
 
+def spelled(value: Any) -> str:
+    """A rule value as ``--rules`` and a record's JSON spell it: ``true``/``false``, ``null``, else as is."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    return str(value)
+
+
 def play_changing(overrides: Mapping[str, Any], options: Sequence[RuleOption]) -> list[str]:
     """The names in ``overrides`` whose option is not ``scoring`` (unknown names included, sorted):
     the options a logged game cannot be re-settled under."""
@@ -108,8 +115,8 @@ def _make_ruleset(variant: str, options: Sequence[RuleOption], rules: Mapping[st
             raise RuleViolation("schema", "paipu.rules", f"unknown rule option `{k}` for {variant}; "
                                 f"known: {', '.join(sorted(by_name))}")
         if not any(v == a and type(v) is type(a) for a in opt.allowed):
-            raise RuleViolation("schema", "paipu.rules", f"rule option `{k}` = {v!r} not allowed; "
-                                f"allowed: {list(opt.allowed)}")
+            raise RuleViolation("schema", "paipu.rules", f"rule option `{k}` = {json.dumps(v, ensure_ascii=False)} "
+                                f"not allowed; allowed: {', '.join(map(spelled, opt.allowed))}")
         values[k] = v
     diff = {k: v for k, v in sorted(values.items()) if v != by_name[k].default}
     if not diff:
@@ -137,5 +144,5 @@ def parse_overrides(text: str, options: Sequence[RuleOption]) -> dict[str, Any]:
                 out[k] = a
                 break
         else:
-            raise ValueError(f"{k}={raw!r} not allowed; allowed: {list(opt.allowed)}")
+            raise ValueError(f"{k}={raw!r} not allowed; allowed: {', '.join(map(spelled, opt.allowed))}")
     return out

@@ -56,3 +56,22 @@ def test_json_has_the_tables_rows(wh):
     assert {"text": "== 字牌 (zipai) =="} in items and {"text": "== 桂林字牌 (guilin) =="} in items
     seats = [i for i in items if i.get("title") == "胡率 win rate by seat"]
     assert len(seats) == 2 and sum(r["games"] for r in seats[0]["rows"]) == 16 * 3
+
+
+def test_a_ruleset_is_shown_with_the_options_that_differ_from_the_defaults(tmp_path):
+    """The worked example as logged (the defaults) and once more with ``tuo_step=3`` in its rules:
+    two rulesets, the second named ``guilin-a1561d9054`` with ``tuo_step=3`` beside it."""
+    short = json.loads((ROOT / "data" / "guilin-short.jsonl").read_text(encoding="utf-8"))
+    f = tmp_path / "two.jsonl"
+    f.write_text(json.dumps(short, ensure_ascii=False) + "\n" + json.dumps(
+        {**short, "game_id": "example-guilin-step3", "rules": {"tuo_step": 3}}, ensure_ascii=False) + "\n",
+        encoding="utf-8")
+    ingest([f], tmp_path / "wh", workers=1, progress=False)
+    r = CliRunner().invoke(app, ["report", "--warehouse", str(tmp_path / "wh"), "--json"])
+    assert r.exit_code == 0, r.output
+    items = json.loads(r.stdout)["report"]
+    (rs,) = [i["rows"] for i in items if i.get("title") == "玩法与规则 variants and rulesets"]
+    assert rs == [{"variant": "桂林字牌 (guilin)", "ruleset_id": "guilin-a1561d9054", "options": "tuo_step=3", "games": 1},
+                  {"variant": "桂林字牌 (guilin)", "ruleset_id": "guilin-default", "options": "defaults", "games": 1}]
+    r = CliRunner().invoke(app, ["report", "--warehouse", str(tmp_path / "wh"), "--ruleset", "guilin-a1561d9054"])
+    assert r.stdout.startswith("paipu report — ruleset = guilin-a1561d9054 (tuo_step=3);")

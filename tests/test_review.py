@@ -226,7 +226,7 @@ def test_the_command_says_what_is_wrong(ev_games, tmp_path):
     r = _run("no-such-game", "--seat", "0")
     assert r.exit_code == 2 and "give --warehouse DIR" in r.output
     r = _run("no-such-game", "--seat", "0", "--warehouse", str(tmp_path / "none"))
-    assert r.exit_code == 2 and "no warehouse folder at" in r.output
+    assert r.exit_code == 2 and r.stderr == f"paipu review: warehouse {tmp_path / 'none'}: does not exist\n"
 
 
 @pytest.fixture(scope="module")
