@@ -86,7 +86,8 @@ def relabel(raw: bytes | str, overrides: Mapping[str, Any]) -> bytes:
 @dataclass
 class Pair:
     """One game under A (as logged) and B: each side's ``computed`` settlement and facts (None when
-    the engine refused that side; ``error`` is then its first error as ``code rule: message``)."""
+    the engine refused that side; ``error`` is then its first error as ``code rule: message``), and
+    the players by seat (the record's ``seats``)."""
 
     game_id: str
     dealer: int
@@ -94,6 +95,7 @@ class Pair:
     b: dict[str, Any] | None
     error: str | None = None
     side: str | None = None
+    seats: list[str] = field(default_factory=list)
 
 
 def _settle(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
@@ -114,13 +116,14 @@ def rescore_line(raw: bytes | str, overrides: Mapping[str, Any]) -> Pair:
     try:
         obj = msgspec.json.decode(raw_b)
         gid, dealer = str(obj.get("game_id")), int(obj.get("dealer") or 0)
+        seats = [str(s) for s in obj.get("seats") or []]
     except (msgspec.DecodeError, AttributeError, TypeError, ValueError):
         return Pair("?", 0, None, None, "bad_json: the stored line does not decode", "a")
     a, err = _settle(raw_b)
     if a is None:
-        return Pair(gid, dealer, None, None, err, "a")
+        return Pair(gid, dealer, None, None, err, "a", seats)
     b, err = _settle(relabel(raw_b, overrides))
-    return Pair(gid, dealer, a, b, err, "b" if err else None)
+    return Pair(gid, dealer, a, b, err, "b" if err else None, seats)
 
 
 def _chunk(args: tuple[list[str], dict[str, Any]]) -> list[Pair]:
@@ -288,6 +291,37 @@ def compare(pairs: Iterable[Pair]) -> pl.DataFrame:
     return df.sort(["_order", "_share", "metric"], descending=[False, True, False]).drop("_order", "_share")
 
 
+def by_player(pairs: Iterable[Pair]) -> list[dict[str, Any]]:
+    """Each player's units under A and B over the games both sides settled, most gained under B
+    first: ``player``, ``games``, ``a`` and ``b`` (the sums of the player's ``scores``), ``gain``
+    (B − A), ``gain_per_game`` with its 95% interval ``lo``/``hi`` (paired by game)."""
+    from analytics import stats
+
+    per: dict[str, list[tuple[float, float]]] = {}
+    for p in pairs:
+        if p.a is None or p.b is None:
+            continue
+        sa, sb = p.a.get("scores") or [], p.b.get("scores") or []
+        for seat, player in enumerate(p.seats):
+            if seat < len(sa) and seat < len(sb):
+                per.setdefault(player, []).append((float(sa[seat]), float(sb[seat])))
+    rows = []
+    for player, xs in per.items():
+        n = len(xs)
+        gains = [b - a for a, b in xs]
+        mean = sum(gains) / n
+        iv = stats.paired(mean, _sd(gains), n)
+        rows.append({"player": player, "games": n, "a": sum(a for a, _ in xs), "b": sum(b for _, b in xs),
+                     "gain": sum(gains), "gain_per_game": mean, "lo": iv.lo, "hi": iv.hi})
+    return sorted(rows, key=lambda r: (-r["gain"], r["player"]))
+
+
+def winner_changed(pairs: Iterable[Pair]) -> int:
+    """Games both sides settled whose outcome or winner differs between A and B."""
+    return sum(1 for p in pairs if p.a is not None and p.b is not None
+               and (p.a.get("outcome"), p.a.get("winner")) != (p.b.get("outcome"), p.b.get("winner")))
+
+
 # --- the warehouse ----------------------------------------------------------------------------
 
 def load(con: Any, variant: str, *, ruleset: str | None = None, since: date | None = None,
@@ -343,10 +377,22 @@ class RescoreResult:
     rulesets: dict[str, int] = field(default_factory=dict)
     pairs: list[Pair] = field(default_factory=list, repr=False)
     rules: dict[str, Any] | None = None  # --rules: the rules of the records without their own
+    ruleset_options: dict[str, str] = field(default_factory=dict)
+    """Each logged ruleset_id's options that differ from the defaults (:func:`analytics.cli.ruleset_options`)."""
 
     @property
     def paired(self) -> int:
         return self.games - len(self.refused)
+
+    def players(self) -> list[dict[str, Any]]:
+        """Each player's units under A and B (:func:`by_player`)."""
+        return by_player(self.pairs)
+
+    def answer(self) -> Any:
+        """The one-sentence answer and its fields (:func:`analytics.answer.rescore_answer`)."""
+        from analytics.answer import rescore_answer
+
+        return rescore_answer(self.comparison, self.paired, winner_changed(self.pairs), self.players())
 
     def row(self, metric: str) -> dict[str, Any]:
         """The comparison row of ``metric``."""
@@ -389,6 +435,7 @@ def run(warehouse: Path, variant: str, b: str, *, ruleset: str | None = None, si
     """
     import os
 
+    from analytics.cli import ruleset_options
     from ingest.views import connect
     from replay import variants
     from replay.options import parse_overrides
@@ -403,6 +450,7 @@ def run(warehouse: Path, variant: str, b: str, *, ruleset: str | None = None, si
     con = connect(warehouse)
     try:
         rows = load(con, variant, ruleset=ruleset, since=since, until=until, players=players, rules=defaults)
+        options = ruleset_options(con)
     finally:
         con.close()
     lines = [line for _, line in rows]
@@ -411,6 +459,7 @@ def run(warehouse: Path, variant: str, b: str, *, ruleset: str | None = None, si
         res = rescore(lines, variant, overrides, workers=workers or os.cpu_count() or 1, meter=meter)
     res.rulesets = rulesets
     res.rules = defaults
+    res.ruleset_options = {rid: text for rid, text in options.items() if rid in rulesets}
     return res
 
 
@@ -432,44 +481,74 @@ def warehouse_figures(con: Any, variant: str, overrides: tuple[tuple[str, Any], 
 
 # --- printing ---------------------------------------------------------------------------------
 
-def print_result(res: RescoreResult, console: Console, hand_types: int = 8) -> None:
-    """The comparison as a rich table (A as logged, B re-settled, A − B with its 95% interval)."""
-    from analytics.tune import _NOTES, fmt_interval, fmt_value
+def print_result(res: RescoreResult, console: Console, hand_types: int = 8, players: int = 5) -> None:
+    """The answer in one sentence (:func:`analytics.answer.rescore_answer`), A and B, the logged
+    rulesets, the comparison as an 80-column table (A as logged, B re-settled, A − B with its 95%
+    interval), then the ``players`` players who gain most and those who lose most under B."""
+    from analytics.answer import comparison_table
+    from replay.words import overrides_text
 
     taken = "stored games" if res.rules is not None else "valid games"
-    console.print(Text(f"rescore · {res.variant} · {res.paired} logged games re-settled (of {res.games} {taken})",
-                       style="bold"), soft_wrap=True)
-    a = ("each game's own rules, else --rules " + json.dumps(res.rules, ensure_ascii=False) if res.rules is not None
+    console.print(Text(res.answer().text, style="bold"))
+    a = ("each game's own rules, else --rules " + overrides_text(res.rules) if res.rules is not None
          else "each game's rules as ingested")
-    console.print(Text(f"A = {a}; B = the same with {json.dumps(res.overrides, ensure_ascii=False)}. "
-                       "Same actions, same players: the difference comes from the settlement alone."), soft_wrap=True)
-    t = Table(title="A − B, paired by game (mean of per-game differences ± 1.96·sd/√n)", title_justify="left")
-    for col, just in (("指标 figure", "left"), ("n", "right"), ("A", "right"), ("B", "right"),
-                      ("A − B", "right"), ("95% interval", "right"), ("", "left")):
-        t.add_column(col, justify=just)
-    shown = 0
-    for r in res.comparison.iter_rows(named=True):
-        label = r["label"]
-        if r["section"] == "hand_type":
-            if shown >= hand_types:
-                continue
-            shown += 1
-            label = f"牌型 {label}"
-        style = "bold" if r["note"] == "differs" else ("dim" if r["note"] == "too_few" else None)
-        t.add_row(Text(label), str(r["n_a"]), fmt_value(r["a"], r["kind"]), fmt_value(r["b"], r["kind"]),
-                  fmt_value(r["diff"], r["kind"], diff=True), fmt_interval(r["lo"], r["hi"], r["kind"]),
-                  _NOTES[r["note"]], style=style)
-    console.print(t)
+    console.print(Text(f"A: {a}; B: the same with {overrides_text(res.overrides)}. Same actions, same "
+                       "players: the difference comes from the settlement alone."))
+    console.print(Text(f"rescore · {res.variant} · {res.paired} logged games re-settled (of {res.games} {taken}); "
+                       "by ruleset: " + ", ".join(f"{rid} ({res.ruleset_options.get(rid, '?')}) {n}"
+                                                  for rid, n in sorted(res.rulesets.items(), key=lambda x: -x[1]))))
+    if res.comparison.height:
+        console.print(comparison_table("A − B, paired by game: the mean of the per-game differences ± 1.96·sd/√n "
+                                       "(rates in percentage points)", res.comparison, "game", hand_types))
+    _print_players(res.players(), console, players)
     for gid, side, why in res.refused[:5]:
-        console.print(Text(f"refused under {side.upper()}: {gid}: {why}", style="red"), soft_wrap=True)
+        console.print(Text(terminal_text(f"refused under {side.upper()}: {gid}: {why}"), style="red"))
     if len(res.refused) > 5:
         console.print(Text(f"… {len(res.refused) - 5} more refused", style="red"))
 
 
+def _print_players(rows: list[dict[str, Any]], console: Console, top: int) -> None:
+    """The ``top`` players who gain most under B and the ``top`` who lose most (every player: --json)."""
+    from rich import box
+
+    up = [r for r in rows if r["gain"] > 0][:top]
+    down = [r for r in rows if r["gain"] < 0][-top:]
+    still = len(rows) - len(up) - len(down)
+    t = Table(title=f"玩家 players: units over their games, most gained under B first ({len(rows)} players; every "
+                    "one in --json)", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    t.add_column("玩家 player", overflow="fold")
+    for head in ("games", "A", "B", "B − A"):
+        t.add_column(head, justify="right", no_wrap=True)
+
+    def add(r: dict[str, Any]) -> None:
+        t.add_row(Text(terminal_text(r["player"])), str(r["games"]), _amount(r["a"]), _amount(r["b"]),
+                  _amount(r["gain"], signed=True), style="bold" if r["lo"] is not None and (r["lo"] > 0 or r["hi"] < 0)
+                  else None)
+
+    for r in up:
+        add(r)
+    if still:
+        t.add_row(Text(f"… {still} more" + (" (B − A between)" if up and down else "")), "", "", "", "")
+    for r in down:
+        add(r)
+    if rows:
+        console.print(t)
+
+
+def _amount(v: float, signed: bool = False) -> str:
+    """Units as a whole number when they are one (``+15``), else with 2 decimals."""
+    if float(v).is_integer():
+        return f"{v:+,.0f}" if signed else f"{v:,.0f}"
+    return f"{v:+,.2f}" if signed else f"{v:,.2f}"
+
+
 def to_json(res: RescoreResult) -> dict[str, Any]:
-    """The result as JSON-ready data (``figures``: the comparison's rows)."""
-    return {"variant": res.variant, "b": res.overrides, "games": res.games, "paired": res.paired,
-            "rulesets": res.rulesets, "rules": res.rules, "refused": [list(r) for r in res.refused],
+    """The result as JSON-ready data: the answer's fields, every player (:func:`by_player`), and
+    ``figures`` (the comparison's rows)."""
+    return {"variant": res.variant, "answer": res.answer().to_json(), "b": res.overrides, "games": res.games, "paired": res.paired,
+            "rulesets": res.rulesets,
+            "ruleset_options": res.ruleset_options,
+            "rules": res.rules, "refused": [list(r) for r in res.refused], "players": res.players(),
             "figures": res.comparison.to_dicts()}
 
 
@@ -497,7 +576,9 @@ def rescore_cmd(
                                              "were ingested under (their invalid games are then taken too)"),
 ) -> None:
     """Re-settle the warehouse's valid logged games under ruleset B (scoring-only options: the same
-    actions, replayed by the one engine) and print the paired differences A − B with 95% intervals.
+    actions, replayed by the one engine). Prints first the answer in one sentence (does any game's
+    winner change, what a game pays, who gains and who loses most), then the paired differences
+    A − B with 95% intervals and the players who gain and lose most (every player in --json).
 
     Exit status 2 on a usage error (unknown variant or option, a play-changing option: use `paipu tune`);
     1 when the warehouse cannot be read (its catalog cannot be opened).

@@ -34,7 +34,6 @@ import msgspec
 import polars as pl
 import typer
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from analytics import queries as q
@@ -160,6 +159,12 @@ class TuneResult:
     play_changed: int = 0
     """Deals whose actions differ between A and B (the rest differ in their settlement alone)."""
 
+    def answer(self) -> Any:
+        """The one-sentence answer and its fields (:func:`analytics.answer.tune_answer`)."""
+        from analytics.answer import tune_answer
+
+        return tune_answer(self.comparison, self.sizes["pairs"])
+
     def row(self, metric: str) -> dict[str, Any]:
         """The comparison row of ``metric`` (e.g. ``tuo``, ``draw``, ``seat0_win``)."""
         df = self.comparison.filter(pl.col("metric") == metric)
@@ -257,62 +262,42 @@ def play_changes(con: Any, experiment: str) -> dict[str, Any]:
 
 # --- printing -------------------------------------------------------------------------------
 
-_NOTES = {"too_few": "样本太小 too few to tell", "identical": "每局相同 identical in every deal",
-          "differs": "有差别 differs", "unclear": "看不出差别 no clear difference"}
-
-
-def fmt_value(v: float | None, kind: str, diff: bool = False) -> str:
-    """A rate as a percentage (a difference of rates in percentage points), a mean with 2 decimals."""
-    if v is None:
-        return "—"
-    if kind in ("rate", "share"):
-        return f"{v * 100:+.1f} pp" if diff else f"{v * 100:.1f}%"
-    return f"{v:+.2f}" if diff else f"{v:.2f}"
-
-
-def fmt_interval(lo: float | None, hi: float | None, kind: str) -> str:
-    """``[lo, hi]`` in the units of :func:`fmt_value`'s differences."""
-    if lo is None or hi is None:
-        return "—"
-    if kind in ("rate", "share"):
-        return f"[{lo * 100:+.1f}, {hi * 100:+.1f}] pp"
-    return f"[{lo:+.2f}, {hi:+.2f}]"
-
 
 def print_result(res: TuneResult, console: Console, hand_types: int = 8) -> None:
-    """The comparison as a rich table (A, B, A − B with its 95% interval, and the verdict)."""
+    """The answer in one sentence (:func:`analytics.answer.tune_answer`), the rulesets, the bots and
+    the experiment, then the comparison as an 80-column table (A, B, A − B with its 95% interval)."""
+    from analytics.answer import comparison_table
+    from replay.words import ruleset_label
+
     s = res.sizes
-    console.print(Text(f"experiment {res.experiment} · {res.variant} · {s['pairs']} paired deals "
-                       f"(A {s['a']} / B {s['b']} valid of {s['a_all']} / {s['b_all']})", style="bold"), soft_wrap=True)
-    console.print(Text(f"A = {json.dumps(res.rules_a, ensure_ascii=False)} ({res.ruleset_a})"), soft_wrap=True)
-    console.print(Text(f"B = {json.dumps(res.rules_b, ensure_ascii=False)} ({res.ruleset_b})"), soft_wrap=True)
-    console.print(Text(f"bots: {res.bots} — {res.bots_why}"), soft_wrap=True)
+    console.print(Text(res.answer().text, style="bold"))
+    console.print(Text(f"A: {ruleset_label(res.ruleset_a, res.rules_a, res.variant)}"))
+    console.print(Text(f"B: {ruleset_label(res.ruleset_b, res.rules_b, res.variant)}"))
+    console.print(Text(f"bots: {res.bots} — {res.bots_why}"))
     n = s["a_all"]  # every deal played (arm A's games)
     console.print(Text(f"play: {res.play_changed} of {n} deals played differently under A and B" + (
         " — every difference comes from the settlement alone" if not res.play_changed else
         " — differences come from the settlement and from changed play"
-        if res.play_changed < n else " — every deal changed play")), soft_wrap=True)
-    t = Table(title="A − B, paired by deal (mean of per-deal differences ± 1.96·sd/√n)", title_justify="left")
-    for col, just in (("指标 figure", "left"), ("n", "right"), ("A", "right"), ("B", "right"),
-                      ("A − B", "right"), ("95% interval", "right"), ("", "left")):
-        t.add_column(col, justify=just)
-    shown_ht = 0
-    for r in res.comparison.iter_rows(named=True):
-        if r["section"] == "hand_type":
-            if shown_ht >= hand_types:
-                continue
-            shown_ht += 1
-            label = f"牌型 {r['label']}"
-        else:
-            label = r["label"]
-        style = "bold" if r["note"] == "differs" else ("dim" if r["note"] == "too_few" else None)
-        t.add_row(Text(label), str(r["n_a"]), fmt_value(r["a"], r["kind"]), fmt_value(r["b"], r["kind"]),
-                  fmt_value(r["diff"], r["kind"], diff=True), fmt_interval(r["lo"], r["hi"], r["kind"]),
-                  _NOTES[r["note"]], style=style)
-    console.print(t)
-    console.print(Text(f"written: {res.files[0].parent}  (ingested into {res.ingest.warehouse}; after a rebuild "
-                       f"of that warehouse, `paipu ingest {res.files[0].parent.parent} --warehouse "
-                       f"{res.ingest.warehouse}` brings the experiments back)", style="dim"), soft_wrap=True)
+        if res.play_changed < n else " — every deal changed play")))
+    console.print(Text(f"experiment {res.experiment} · {res.variant} · {s['pairs']} paired deals "
+                       f"(A {s['a']} / B {s['b']} valid of {s['a_all']} / {s['b_all']})"))
+    console.print(comparison_table("A − B, paired by deal: the mean of the per-deal differences ± 1.96·sd/√n "
+                                   "(rates in percentage points)", res.comparison, "deal", hand_types))
+    logs = res.files[0].parent
+    console.print(Text(f"logs: {logs} (--experiments: outside the warehouse, so after a rebuild of "
+                       f"{res.ingest.warehouse}, `paipu ingest {logs.parent} --warehouse {res.ingest.warehouse}` "
+                       "brings the experiments back)", style="dim"))
+
+
+def to_json(res: TuneResult) -> dict[str, Any]:
+    """The result as JSON-ready data: the answer's fields, the rulesets, the sizes and every figure."""
+    from replay.words import options_text
+
+    return {"experiment": res.experiment, "variant": res.variant, "answer": res.answer().to_json(),
+            "a": {"rules": res.rules_a, "ruleset_id": res.ruleset_a, "options": options_text(res.rules_a, res.variant)},
+            "b": {"rules": res.rules_b, "ruleset_id": res.ruleset_b, "options": options_text(res.rules_b, res.variant)},
+            "sizes": res.sizes, "bots": res.bots, "bots_why": res.bots_why, "play_changed": res.play_changed,
+            "figures": res.comparison.to_dicts()}
 
 
 def tune_cmd(
@@ -321,8 +306,8 @@ def tune_cmd(
     b: str = typer.Option("", "--b", help="ruleset B: OPT=VAL[,OPT=VAL…] (empty = defaults)"),
     games: int = typer.Option(2000, "--games", min=1, help="deals, each played under A and under B"),
     seed: int = typer.Option(1, "--seed"),
-    warehouse: Path = typer.Option(Path("build/demo/warehouse"), "--warehouse",
-                                   help="warehouse to write the experiment into"),
+    warehouse: Path = typer.Option(..., "--warehouse", help="warehouse to write the experiment into (created if "
+                                   "missing; the demo's: build/demo/warehouse)"),
     experiments: Path = typer.Option(Path("build/experiments"), "--experiments",
                                      help="folder for the experiment's logs (outside build/demo, so `make demo`, "
                                           "which rebuilds the demo warehouse, leaves them)"),
@@ -333,26 +318,28 @@ def tune_cmd(
     as_json: Optional[Path] = typer.Option(None, "--json", help="also write the comparison as JSON here"),
 ) -> None:
     """Duplicate play: the same N deals under ruleset A and ruleset B with the same bots, written
-    into the warehouse as an experiment, then the paired differences with 95% intervals.
+    into the warehouse as an experiment. Prints first the answer in one sentence (does B change who
+    wins, seat by seat, and what a game pays), then the paired differences with 95% intervals.
 
-    Exit status 2 on a usage error (unknown variant or option, A equal to B); 1 when the
-    warehouse cannot be written (its catalog cannot be opened or stays busy).
+    Exit status 2 on a usage error (unknown variant or option, A equal to B, a warehouse that is not
+    a folder); 1 when the warehouse cannot be written (its catalog cannot be opened or stays busy).
     """
+    from replay.words import refuse
+
     console = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    for what, path in (("warehouse", warehouse), ("experiments folder", experiments)):
+        if path.exists() and not path.is_dir():
+            refuse("tune", what, path, "not a folder")
     try:
         res = run(variant, a, b, games, seed, warehouse, bots=bots, workers=workers,
                   console=Console(stderr=True), experiments=experiments)
     except ValueError as e:
-        console.print(Text(f"paipu tune: {e}", style="red"))
+        err.print(Text(f"paipu tune: {e}", style="red"), soft_wrap=True)
         raise typer.Exit(2) from None
     except (RuntimeError, OSError) as e:  # the warehouse's catalog cannot be opened or stays busy, a disk error
-        console.print(Text(f"paipu tune failed: {terminal_text(str(e))}", style="red"))
+        err.print(Text(f"paipu tune failed: {terminal_text(str(e))}", style="red"), soft_wrap=True)
         raise typer.Exit(1) from None
     print_result(res, console)
     if as_json is not None:
-        as_json.write_text(json.dumps({"experiment": res.experiment, "variant": res.variant,
-                                       "a": {"rules": res.rules_a, "ruleset_id": res.ruleset_a},
-                                       "b": {"rules": res.rules_b, "ruleset_id": res.ruleset_b},
-                                       "sizes": res.sizes, "bots": res.bots, "bots_why": res.bots_why,
-                                       "play_changed": res.play_changed, "figures": res.comparison.to_dicts()},
-                                      ensure_ascii=False, indent=1), encoding="utf-8")
+        as_json.write_text(json.dumps(to_json(res), ensure_ascii=False, indent=1), encoding="utf-8")

@@ -182,3 +182,93 @@ def test_tuning_page_real_logs_source(monkeypatch, tmp_path_factory):
     r = rescore.run(wh, "tongcheng_gezi", "zimo_pay=triple", workers=1).row("units_per_game")
     row = score[score["指标 figure"] == "每局分 units per game (荒庄 = 0)"].iloc[0]
     assert row["A − B (95%)"] == f"{r['diff']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}]"
+
+
+# --- the answer on hand-made games -------------------------------------------------------------
+#
+# 40 guilin games of the players p:a, p:b, p:c: the worked example (data/guilin-short.jsonl: seat 1
+# wins by 自摸 with 21 胡 — 舵 1 + ⌊(21 − 10)/5⌋ = 3, + 自摸 1 + 醒 2 = 6 units, each other seat pays 6)
+# 30 times, p:b at seat 1 in 15 of them, p:c in 10, p:a in 5; and a 荒庄 (simulated guilin game 3 of
+# seed 1: it pays nothing under any rule) 10 times. Under tuo_step=3 the example's 舵 is
+# 1 + ⌊11/3⌋ = 4: 7 units, the winner +14, the others −7 each.
+#   units per game: A 30·6/40 = 4.50, B 30·7/40 = 5.25; A − B = −0.75, per game −1 (30 games) or 0
+#   (10): sd = √((30·0.25² + 10·0.75²)/39) = √(7.5/39) = 0.43853, ± 1.96·0.43853/√40 = ± 0.1359:
+#   [−0.886, −0.614]; B pays 0.75/4.50 = 16.7 % more.
+#   players over their 40 games: p:b wins 15 (+12 → +14), loses 15 (−6 → −7): A 90, B 105, +15;
+#   p:c wins 10, loses 20: A 0, B 0; p:a wins 5, loses 25: A −90, B −105, −15.
+
+HAND = ["p:a", "p:b", "p:c"]
+
+
+@pytest.fixture(scope="module")
+def hand(tmp_path_factory):
+    from pathlib import Path
+
+    short = json.loads((Path(__file__).resolve().parent.parent / "data" / "guilin-short.jsonl").read_text("utf-8"))
+    draw = msgspec.to_builtins(list(simulate("guilin", 4, 1, "heuristic", {}))[3])
+    assert draw["result"]["outcome"] == "draw" and draw["result"]["scores"] == [0, 0, 0]
+    lines = []
+    for i in range(30):
+        r = 0 if i < 15 else 1 if i < 25 else 2  # seat 1 (the winner) is p:b, then p:c, then p:a
+        lines.append(json.dumps({**short, "game_id": f"short-{i:02d}", "seats": HAND[r:] + HAND[:r]}))
+    lines += [json.dumps({**draw, "game_id": f"draw-{i}", "seats": HAND}) for i in range(10)]
+    root = tmp_path_factory.mktemp("rescore-hand")
+    (root / "games.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ingest([root / "games.jsonl"], root / "wh", workers=1, progress=False)
+    return root / "wh"
+
+
+SENTENCE = ("Over 40 logged games, B against A: who wins does not change (each game has the same winner under A "
+            "and B: the same actions); each game pays 0.75 units (≈ 17%) more under B: 5.25 against 4.50 under A "
+            "(A − B -0.75 [-0.89, -0.61], excludes 0); p:b gains most under B (+15 units over 40 games) and p:a "
+            "loses most (-15 over 40).")
+
+
+def test_the_answer_on_hand_made_games(hand):
+    res = rescore.run(hand, "guilin", "tuo_step=3", workers=1)
+    ans = res.answer()
+    assert ans.text == SENTENCE
+    pays = ans.units_per_game
+    assert (pays["a"], pays["b"], pays["diff"], pays["n"]) == pytest.approx((4.5, 5.25, -0.75, 40))
+    assert (pays["lo"], pays["hi"]) == pytest.approx((-0.75 - 0.1359, -0.75 + 0.1359), abs=1e-4)
+    assert pays["excludes_zero"] and pays["b_minus_a"] == pytest.approx(0.75)
+    assert pays["share_of_a"] == pytest.approx(1 / 6)
+    assert ans.who_wins == {"changed": False, "games": 40, "winner_changed": 0}
+
+
+def test_players_gain_and_lose_on_hand_made_games(hand):
+    """p:b's gain a game: +2 in 15 games, −1 in 15, 0 in 10 — mean 0.375, sd √(69.375/39) = 1.33373,
+    ± 1.96·1.33373/√40 = ± 0.4133: [−0.038, +0.788], which holds 0 (15 units over 40 games is not
+    yet a clear gain a game)."""
+    got = rescore.run(hand, "guilin", "tuo_step=3", workers=1).players()
+    assert [(p["player"], p["games"], p["a"], p["b"], p["gain"]) for p in got] == [
+        ("p:b", 40, 90, 105, 15), ("p:c", 40, 0, 0, 0), ("p:a", 40, -90, -105, -15)]
+    b = got[0]
+    assert b["gain_per_game"] == pytest.approx(0.375)
+    assert (b["lo"], b["hi"]) == pytest.approx((0.375 - 0.4133, 0.375 + 0.4133), abs=1e-4)
+
+
+def test_cli_leads_with_the_answer_and_fits_80_columns(hand, monkeypatch):
+    from rich.cells import cell_len
+
+    from paipu.cli import app
+
+    monkeypatch.setenv("COLUMNS", "80")
+    args = ["rescore", "--warehouse", str(hand), "--variant", "guilin", "--b", "tuo_step=3", "--workers", "1"]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    out = [ln.rstrip() for ln in r.stdout.splitlines()]
+    assert max(cell_len(ln) for ln in out) <= 80
+    n = next(i for i, ln in enumerate(out) if ln.endswith("over 40)."))
+    assert " ".join(out[: n + 1]) == SENTENCE  # the first lines: the sentence, wrapped at its words
+    assert "by ruleset: guilin-default (defaults) 40" in " ".join(out)
+    (units,) = [ln for ln in out if ln.startswith("每局分 units per game")]
+    assert units.split()[-7:] == ["40", "4.50", "5.25", "-0.75", "[-0.89,", "-0.61]", "differs"]
+    players = [ln.split() for ln in out if ln.startswith(("p:", "…"))]
+    assert players == [["p:b", "40", "90", "105", "+15"], ["…", "1", "more", "(B", "−", "A", "between)"],
+                       ["p:a", "40", "-90", "-105", "-15"]]
+    got = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)
+    assert got["answer"]["text"] == SENTENCE
+    assert got["answer"]["units_per_game"]["note"] == "differs"
+    assert [(p["player"], p["gain"]) for p in got["players"]] == [("p:b", 15), ("p:c", 0), ("p:a", -15)]
+    assert got["ruleset_options"] == {"guilin-default": "defaults"}

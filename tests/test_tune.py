@@ -117,15 +117,15 @@ def _cli() -> typer.Typer:
 
 
 def test_cli_prints_the_comparison_and_reruns_in_place(tmp_path: Path):
-    """``paipu tune`` prints A, B, A − B and the interval; the same experiment again replaces its
+    """``paipu tune`` prints A, B, A − B with its interval; the same experiment again replaces its
     rows instead of adding them."""
     wh = tmp_path / "wh"
     args = ["--variant", "guilin", "--a", "tuo_step=5", "--b", "tuo_step=3", "--games", "8", "--seed", "3",
             "--warehouse", str(wh), "--workers", "1", "--json", str(tmp_path / "out.json"), "--bots", "heuristic"]
     res = CliRunner().invoke(_cli(), args)
     assert res.exit_code == 0, res.output
-    assert "8 paired deals" in res.output and "95% interval" in res.output
-    assert "样本太小 too" in res.output  # 8 deals: every figure is marked too few to tell
+    assert "8 paired deals" in res.output and "A − B [95%]" in res.output
+    assert "too few" in res.output  # 8 deals: a figure that moves is marked too few to tell
     out = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert out["a"]["rules"] == {"tuo_step": 5} and out["sizes"]["pairs"] == 8
     assert any(f["metric"] == "tuo" for f in out["figures"])
