@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from replay import kernel
 
 ROOT = Path(__file__).resolve().parents[1]
+N = len(kernel.MODULES)  # the modules of replay/kernel_modules.txt, as the messages count them
 
 
 def _built() -> bool:
@@ -79,7 +80,7 @@ def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.Monke
         st = kernel.install({})
         assert st.why == {stale: "replay/split.py changed since the build (make kernel rebuilds it)"}
         assert st.stale == {stale}
-        assert kernel.describe() == ("kernel: compiled (Cython 3.0) but 1 of 20 modules pure Python: replay.split: "
+        assert kernel.describe() == (f"kernel: compiled (Cython 3.0) but 1 of {N} modules pure Python: replay.split: "
                                      "replay/split.py changed since the build (make kernel rebuilds it)")
         with pytest.raises(kernel.KernelNotBuiltError, match="PAIPU_KERNEL=compiled but 1 kernel module"):
             kernel.install({"PAIPU_KERNEL": "compiled"})
@@ -90,7 +91,7 @@ def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.Monke
         engine = "its sources (replay/engine.py, replay/engine.pxd) changed since the build (make kernel rebuilds it)"
         assert kernel.install({}).why == {
             "replay.engine": engine, "replay.variants.guilin.state": derived, "replay.variants.yuanjiang_guihuzi.state": derived}
-        assert kernel.describe() == ("kernel: compiled (Cython 3.0) but 3 of 20 modules pure Python: replay.engine: "
+        assert kernel.describe() == (f"kernel: compiled (Cython 3.0) but 3 of {N} modules pure Python: replay.engine: "
                                      f"{engine}; replay.variants.guilin.state, replay.variants.yuanjiang_guihuzi.state: {derived}")
         # an extension the build made, gone since; a manifest missing or unreadable
         monkeypatch.setattr(kernel, "compiled_file", lambda name: None if name == stale else so)
@@ -105,7 +106,7 @@ def test_kernel_choice_and_its_reasons(tmp_path: Path, monkeypatch: pytest.Monke
         monkeypatch.setattr(kernel, "_manifest", lambda: {"cython": "3.0", "modules": {
             m: kernel.module_digest(m) for m in kernel.MODULES}})
         assert not kernel.install({}).why
-        assert kernel.describe() == "kernel: compiled (Cython 3.0, 20 modules)"
+        assert kernel.describe() == f"kernel: compiled (Cython 3.0, {N} modules)"
         assert not any(isinstance(f, kernel._SourceFirst) for f in sys.meta_path)
         # no build at all: the manifest says why
         monkeypatch.setattr(kernel, "compiled_file", lambda name: None)
@@ -169,7 +170,7 @@ def test_commands_say_when_a_built_module_is_stale(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(kernel.STATUS, "stale", {"replay.split"})
     monkeypatch.setattr(kernel.STATUS, "mode", "auto")
     cli._say_stale_kernel()
-    assert capsys.readouterr().err == ("paipu: 1 of 20 kernel modules run as pure Python, their build being stale "
+    assert capsys.readouterr().err == (f"paipu: 1 of {N} kernel modules run as pure Python, their build being stale "
                                        "(replay.split): `make kernel` rebuilds them\n")
     monkeypatch.setattr(kernel.STATUS, "why", {m: "not built (no C compiler at install, or installed without the build)"
                                                for m in kernel.MODULES})
@@ -183,7 +184,7 @@ def test_a_yuanjiang_hand_shape_pickled_on_one_kernel_loads_on_the_other(tmp_pat
     # check); now the hand alone, on both kernels. 一一二三 waits on 一 (一一一 + 二三), 二 (一二三 + 一二),
     # 三 (一二三 + 一三) and 四 (二三四 + 一一): groups and exactly one 门子 (003 §名词解析 ⑧).
     code = ("import pickle, sys\n"
-            "from replay.variants.yuanjiang_guihuzi.scoring import HandShape\n"
+            "from replay.variants.yuanjiang_guihuzi._kernel import HandShape\n"
             "if sys.argv[1] == 'dump':\n"
             "    s = HandShape([2, 1, 1] + [0] * 17); s.wins(0, True)\n"
             "    open(sys.argv[2], 'wb').write(pickle.dumps(s))\n"
@@ -199,4 +200,4 @@ def test_a_yuanjiang_hand_shape_pickled_on_one_kernel_loads_on_the_other(tmp_pat
             assert p.returncode == 0, p.stderr
         got[dump] = p.stdout
     assert got["compiled"] == got["python"]
-    assert got["python"] == "replay.variants.yuanjiang_guihuzi.scoring 4 [0, 1, 2, 3]\n"
+    assert got["python"] == "replay.variants.yuanjiang_guihuzi._kernel 4 [0, 1, 2, 3]\n"

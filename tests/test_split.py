@@ -14,7 +14,7 @@ from replay.variants.yuanjiang_guihuzi import scoring as ysc
 
 FAMILIES = {
     "huapai": ([hsc.JU_FROM[c] for c in range(22)], [hsc.TT_PARTNERS[c] for c in range(22)], (3, 4, 5), 5),
-    "yuanjiang": ([ysc._SENT_FROM[i] for i in range(20)], [ysc._MENZI_UP[i] for i in range(20)], (3,), 4),
+    "yuanjiang": ([ysc.SENT_FROM[i] for i in range(20)], [ysc.MENZI_UP[i] for i in range(20)], (3,), 4),
     "gezi": (gsc.JU_FROM, gsc.HALF_PARTNERS, (3,), 4),
 }
 

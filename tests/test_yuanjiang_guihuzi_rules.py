@@ -457,25 +457,27 @@ def _hands_for_shape(seed: int, n: int) -> list[list[int]]:
 
 
 def test_can_split_agrees_with_the_split_search():
-    """``_can_split`` (existence only, memoised on bytes) answers exactly ``bool(_splits(...))`` —
-    on 4,000 hands of which the built half are mostly winning shapes."""
+    """The rule's ``can_split`` and the kernel's packed ``_can_split`` (existence only) answer exactly
+    ``bool(_splits(...))`` — on 4,000 hands of which the built half are mostly winning shapes."""
+    from replay.variants.yuanjiang_guihuzi import _kernel as yk
     from replay.variants.yuanjiang_guihuzi import scoring as ysc
 
     hands = _hands_for_shape(7, 4000)
     wins = 0
     for c in hands:
         want = bool(ysc._splits(tuple(c), -1, "", False, 1))
-        assert ysc._can_split(bytes(c), 1) is want, c
+        assert ysc.can_split(tuple(c), 1) is want, c
+        assert yk._can_split(bytes(c), 1) is want, c
         wins += want
     assert 1000 < wins < 3000  # both answers are well represented
     # a known shape: 小一二三 + 小四四四 (坎) + 小五五 (门子 对) → a split; swap the pair for 小五六 → still one (门子)
     h = [0] * 20
     for k in (0, 1, 2, 3, 3, 3, 4, 4):
         h[k] += 1
-    assert ysc._can_split(bytes(h), 1)
+    assert ysc.can_split(tuple(h), 1) and yk._can_split(bytes(h), 1)
     h[4] -= 1
     h[7] += 1  # 小五 小八: no sentence holds both
-    assert not ysc._can_split(bytes(h), 1)
+    assert not ysc.can_split(tuple(h), 1) and not yk._can_split(bytes(h), 1)
 
 
 # -- verdicts that name the rule, the rule options, 歪 then 胡, a refused 胡's points ---------------------
@@ -657,7 +659,7 @@ def test_a_score_case_chi_names_the_card_it_ate():
     ([0] * 19 + [7], ValueError, "7 cards of kind 19: the shape test takes 0..6"),
 ])
 def test_pack_refuses_what_is_not_a_count_vector_alike_on_both_kernels(counts, error, match) -> None:
-    from replay.variants.yuanjiang_guihuzi.scoring import pack
+    from replay.variants.yuanjiang_guihuzi._kernel import pack
 
     with pytest.raises(error, match=match):
         pack(counts)
@@ -665,7 +667,7 @@ def test_pack_refuses_what_is_not_a_count_vector_alike_on_both_kernels(counts, e
 
 @pytest.mark.parametrize("x", [-1, 2 ** 60, 1.0])
 def test_shape_of_refuses_what_pack_cannot_make(x) -> None:
-    from replay.variants.yuanjiang_guihuzi.scoring import shape_of
+    from replay.variants.yuanjiang_guihuzi._kernel import shape_of
 
     with pytest.raises(ValueError, match="is not a hand packed by pack"):
         shape_of(x)

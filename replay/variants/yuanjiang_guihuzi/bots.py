@@ -16,6 +16,7 @@ from replay.engine import Option
 from replay.evbot import EVBot as _EVBot
 from replay.record import Event
 from replay.rollout import RolloutBot as _RolloutBot
+from replay.variants.yuanjiang_guihuzi import _kernel as fast
 from replay.variants.yuanjiang_guihuzi import scoring as sc
 from replay.variants.yuanjiang_guihuzi.cases import _case_melds
 
@@ -153,7 +154,7 @@ class RolloutBot(_RolloutBot):
 
 @lru_cache(maxsize=4096)
 def _shape(hand: bytes) -> sc.HandShape:
-    return sc.HandShape(hand)
+    return fast.shape_of(fast.pack(hand))
 
 
 class EVBot(_EVBot):

@@ -21,11 +21,6 @@ from typing import Any, Sequence
 from replay.cards import ZIPAI
 from replay.options import Ruleset
 
-try:
-    import cython
-except ImportError:  # run as Python where Cython is not installed (replay/_cython.py: no-op decorators)
-    from replay import _cython as cython
-
 # 003 §2: 二七十、贰柒拾为红色
 RED = frozenset(k for k in range(20) if k % 10 in (1, 6, 9))
 EQS = tuple((b + 1, b + 6, b + 9) for b in (0, 10))  # 二七十 / 贰柒拾 (003 §名词解析 ⑦)
@@ -217,259 +212,63 @@ class Context:
 
 def shape_ok(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w: int | None, wmode: str = "self") -> bool:
     """Whether hand + ``w`` is a winning shape (groups + one 门子, or 十对 / 九对半), ignoring 起胡条件."""
-    counts = list(hand)
-    if w is not None:
-        counts[w] += 1
-    if not melds and sum(counts) == 20 and sum(c // 2 for c in counts) >= 9:
-        return True
-    if sum(counts) % 3 != 2:
-        return False
-    return _can_split(bytes(counts), 1)
+    return completes(hand, w, not melds)
 
 
-# The sentences starting at each kind, and each kind's higher 门子 partners (the tables of
-# :func:`_split`'s moves, written out there as offsets; tests/test_split.py reads them).
-_SENT_FROM = {i: tuple(s for s in SENTENCES if s[0] == i) for i in range(20)}
-_MENZI_UP = {i: tuple(j for j in range(i + 1, 20) if (i, j) in MENZI2) for i in range(20)}
+# The sentences starting at each kind, and each kind's higher 门子 partners.
+SENT_FROM = {i: tuple(s for s in SENTENCES if s[0] == i) for i in range(20)}
+MENZI_UP = {i: tuple(j for j in range(i + 1, 20) if (i, j) in MENZI2) for i in range(20)}
 
 
-@cython.locals(x=cython.longlong, k=cython.int, c=cython.longlong)
-def pack(counts: Sequence[int]) -> int:
-    """The count vector ``counts`` (20 counts: a list, or bytes) packed 3 bits a kind, kind ``k``
-    at bit ``3k``: what :func:`_split` searches, and a hand's key for :class:`HandShape`.
-
-    :raises ValueError: not 20 counts, or a count outside 0..6 (the deck holds 4 of a kind; one
-        more card must still fit in 3 bits).
-    :raises TypeError: a count that is not an int (compiled, a C conversion would take a float)."""
-    if len(counts) != 20:
-        raise ValueError(f"a count vector has 20 kinds, not {len(counts)}")
-    x = 0
-    for k in range(20):
-        o = counts[k]
-        if not isinstance(o, int):
-            raise TypeError(f"a count is an int, not {o!r} (kind {k})")
-        try:
-            c = o
-        except OverflowError:  # compiled: an int beyond C's, refused as Python refuses it
-            c = -1
-        if c < 0 or c > 6:
-            raise ValueError(f"{o} cards of kind {k}: the shape test takes 0..6")
-        x |= c << (3 * k)
-    return x
-
-
-@cython.cfunc
-@cython.locals(x=cython.ulonglong, halves=cython.int, i=cython.int, s=cython.int, r=cython.int, c=cython.int,
-               one=cython.ulonglong)
-@cython.returns(cython.bint)
-@cython.exceptval(check=False)
-def _split(x, halves):
-    """Whether the packed counts ``x`` (:func:`pack`) split into sentences and 坎 (3 cards) plus
-    exactly ``halves`` 门子 (a pair, or two of a sentence): lowest kind first, the first split found.
-
-    The moves on the lowest kind ``i`` (``r`` = ``i`` mod 10, sizes never mix): 坎 ``i i i``, the
-    run ``i i+1 i+2`` (``r`` ≤ 7), 二七十 ``i i+5 i+8`` (``r`` = 1); then a 门子: the pair, ``i i+1``
-    (``r`` ≤ 8), ``i i+2`` (``r`` ≤ 7), ``i i+5`` and ``i i+8`` (``r`` = 1), ``i i+3`` (``r`` = 6) —
-    :data:`_SENT_FROM` and :data:`_MENZI_UP`. No memo: a search visits a few nodes."""
-    if not x:
-        return halves == 0
-    i = 0
-    while not (x >> (3 * i)) & 7:
-        i += 1
-    s = 3 * i
-    one = 1
-    one <<= s
-    c = (x >> s) & 7
-    r = i % 10
-    if c >= 3 and _split(x - 3 * one, halves):
-        return True
-    if r <= 7 and (x >> (s + 3)) & 7 and (x >> (s + 6)) & 7 and _split(x - one - (one << 3) - (one << 6), halves):
-        return True
-    if r == 1 and (x >> (s + 15)) & 7 and (x >> (s + 24)) & 7 and _split(x - one - (one << 15) - (one << 24), halves):
-        return True
-    if not halves:
-        return False
-    if c >= 2 and _split(x - 2 * one, halves - 1):
-        return True
-    if r <= 8 and (x >> (s + 3)) & 7 and _split(x - one - (one << 3), halves - 1):
-        return True
-    if r <= 7 and (x >> (s + 6)) & 7 and _split(x - one - (one << 6), halves - 1):
-        return True
-    if r == 1:
-        if (x >> (s + 15)) & 7 and _split(x - one - (one << 15), halves - 1):
+@lru_cache(maxsize=65536)
+def can_split(counts: tuple[int, ...], menzi: int) -> bool:
+    """Whether ``counts`` split into 3-card groups (坎, a sentence) and exactly ``menzi`` 门子 (a pair,
+    or two cards of a sentence): 003 §名词解析 1 单张, ⑥ ⑦ ⑧. The lowest kind held is in one of them.
+    A group's kind (坎/歪/碰, 顺子/二七十) never changes whether a split exists."""
+    i = next((k for k, c in enumerate(counts) if c), None)
+    if i is None:
+        return menzi == 0
+    takes: list[tuple[int, ...]] = [(i, i, i)] if counts[i] >= 3 else []
+    takes += [s for s in SENT_FROM[i] if counts[s[1]] and counts[s[2]]]
+    if menzi:
+        takes += [(i, i)] if counts[i] >= 2 else []
+        takes += [(i, j) for j in MENZI_UP[i] if counts[j]]
+    for t in takes:
+        rest = list(counts)
+        for k in t:
+            rest[k] -= 1
+        if can_split(tuple(rest), menzi - (len(t) == 2)):
             return True
-        if (x >> (s + 24)) & 7 and _split(x - one - (one << 24), halves - 1):
-            return True
-    if r == 6 and (x >> (s + 9)) & 7 and _split(x - one - (one << 9), halves - 1):
-        return True
     return False
 
 
-@cython.locals(halves=cython.int)
-def _can_split(counts: bytes, halves: int) -> bool:
-    """Whether ``counts`` (20 bytes) split into 3-card groups plus ``halves`` 门子 —
-    ``bool(_splits(...))`` without the features: a group's kind (坎/歪/碰, 顺子/二七十) never changes
-    whether a split exists, so the winning card and its mode do not enter. :raises ValueError:
-    see :func:`pack`; ``halves`` negative."""
-    if halves < 0:
-        raise ValueError("halves is at least 0")
-    return _split(pack(counts), halves)
+def completes(hand: Sequence[int], w: int | None, no_melds: bool) -> bool:
+    """Whether ``hand`` + ``w`` is a winning shape: groups and one 门子 (003 §名词解析 1), or, for a seat
+    with no meld, 十对 / 九对半 (20 cards, 9 pairs at least: 003 §胡牌胡型); 起胡条件 aside."""
+    counts = list(hand)
+    if w is not None:
+        counts[w] += 1
+    if no_melds and sum(counts) == 20 and sum(c // 2 for c in counts) >= 9:
+        return True
+    return sum(counts) % 3 == 2 and can_split(tuple(counts), 1)
 
 
-_SMALL = cython.declare(cython.ulonglong, (1 << 30) - 1)  # the packed counts of 小 (kinds 0..9)
-_NOT_ASKED = cython.declare(cython.int, -2)
-
-
-@cython.cclass
 class HandShape:
-    """:func:`shape_ok` of one concealed hand plus each card, for the 听 check (20 cards) and the 胡
-    options of every claim window while the hand stays the same (speed only: same answers).
-
-    No group or 门子 mixes 小 and 大, so a hand splits exactly when each size does, and the size whose
-    count is 2 (mod 3) takes the 门子 (a size of count 1 (mod 3) never splits). So per size of the
-    card, once per hand: how many 门子 that size takes, if the other size splits at all; then each
-    card needs one search of its own size. Every answer is kept (bits of ``_asked`` / ``_yes``).
-    """
-
-    n = cython.declare(cython.int, visibility="readonly")  # cards in the hand
-    pairs = cython.declare(cython.int, visibility="readonly")  # its pairs, when 19 cards (十对 / 九对半)
-    _x = cython.declare(cython.ulonglong)  # the hand, packed (:func:`pack`)
-    _need0 = cython.declare(cython.int)  # per size (小, 大): 门子 it takes, -1: no split, -2: not asked
-    _need1 = cython.declare(cython.int)
-    _asked = cython.declare(cython.ulonglong)  # bit w: the split of the hand plus card w is known
-    _yes = cython.declare(cython.ulonglong)  # bit w: and it exists
+    """The shape answers of one concealed hand: which cards complete it (:func:`completes`), and
+    whether it waits on one (听). The state keeps one per hand while the hand stays the same."""
 
     def __init__(self, hand: Sequence[int]) -> None:
-        """:param hand: the count vector (20 counts, a list or bytes; :func:`pack`)."""
-        self._set(pack(hand))
-
-    def __reduce__(self):
-        # the hand alone, answers asked anew: one pickle for both kernels (Cython's own names the
-        # compiled layout, which the pure-Python class cannot read, nor the other way round)
-        return shape_of, (self._x,)
-
-    @cython.cfunc
-    @cython.locals(x=cython.ulonglong, k=cython.int, c=cython.int, n=cython.int, pairs=cython.int)
-    def _set(self, x):
-        n = pairs = 0
-        for k in range(20):
-            c = (x >> (3 * k)) & 7
-            n += c
-            pairs += c >> 1
-        self._x, self.n, self.pairs = x, n, pairs if n == 19 else 0
-        self._need0 = self._need1 = _NOT_ASKED
-        self._asked = self._yes = 0
+        self.hand = tuple(hand)
 
     def wins(self, w: int, no_melds: bool) -> bool:
-        """``shape_ok(hand, melds, w)``; ``no_melds``: the seat has no meld (十对 / 九对半 need none).
-        :raises IndexError: ``w`` is no kind (0..19)."""
-        return self._wins(w, no_melds)
-
-    @cython.cfunc
-    @cython.locals(w=cython.int, no_melds=cython.bint, bit=cython.ulonglong, halves=cython.int, r=cython.bint,
-                   x=cython.ulonglong, one=cython.ulonglong)
-    @cython.returns(cython.bint)
-    @cython.exceptval(-1)
-    def _wins(self, w, no_melds):
+        """:func:`completes` with card ``w``. :raises IndexError: ``w`` is no kind (0..19)."""
         if not 0 <= w < 20:
             raise IndexError(f"kind {w} is not one of 0..19")
-        if no_melds and self.n == 19 and self.pairs + ((self._x >> (3 * w)) & 1) >= 9:
-            return True
-        bit = 1
-        bit <<= w
-        if self._asked & bit:
-            return (self._yes & bit) != 0
-        halves = self._halves(0 if w < 10 else 1)
-        if halves < 0:
-            r = False
-        else:
-            x = self._x & _SMALL if w < 10 else self._x & ~_SMALL
-            one = 1
-            r = _split(x + (one << (3 * w)), halves)
-        self._asked |= bit
-        if r:
-            self._yes |= bit
-        return r
+        return completes(self.hand, w, no_melds)
 
-    @cython.locals(k=cython.int, z=cython.int, nm=cython.bint)
     def waits(self, no_melds: bool, held: Sequence[int]) -> bool:
         """Whether some card not all four ``held`` (hand and melds) completes the shape (听)."""
-        nm = no_melds
-        if nm and self.n == 19 and self.pairs >= 8:  # 十对 / 九对半 may be near: ask each card
-            for k in range(20):
-                if held[k] < 4 and self._wins(k, nm):
-                    return True
-            return False
-        for z in range(2):
-            if self._halves(z) >= 0:
-                for k in range(10 * z, 10 * z + 10):
-                    if held[k] < 4 and self._wins(k, nm):
-                        return True
-        return False
-
-    @cython.cfunc
-    @cython.locals(z=cython.int, h=cython.int)
-    @cython.returns(cython.int)
-    @cython.exceptval(check=False)
-    def _halves(self, z):
-        """:meth:`_need` of size ``z``, kept."""
-        h = self._need0 if z == 0 else self._need1
-        if h == _NOT_ASKED:
-            h = self._need(z)
-            if z == 0:
-                self._need0 = h
-            else:
-                self._need1 = h
-        return h
-
-    @cython.cfunc
-    @cython.locals(z=cython.int, lo=cython.ulonglong, hi=cython.ulonglong, t=cython.int, o=cython.int,
-                   halves=cython.int, lo_n=cython.int)
-    @cython.returns(cython.int)
-    @cython.exceptval(check=False)
-    def _need(self, z):
-        """门子 that size ``z`` (0 小, 1 大) takes with a card added, or -1 when the hand cannot split."""
-        if self.n % 3 != 1:  # hand + card must be 2 (mod 3): groups and one 门子
-            return -1
-        lo_n = _small_count(self._x)
-        if z == 0:
-            t, o = lo_n + 1, self.n - lo_n
-        else:
-            t, o = self.n - lo_n + 1, lo_n
-        if t % 3 == 1:
-            return -1
-        halves = 1 if o % 3 else 0  # the other size takes the 门子 when its count is 2 (mod 3)
-        if o and not _split(self._x & ~_SMALL if z == 0 else self._x & _SMALL, halves):
-            return -1
-        return 1 - halves
-
-
-@cython.cfunc
-@cython.locals(x=cython.ulonglong, n=cython.int, k=cython.int)
-@cython.returns(cython.int)
-@cython.exceptval(check=False)
-def _small_count(x):
-    """Cards of 小 (kinds 0..9) in the packed counts ``x``."""
-    n = 0
-    for k in range(10):
-        n += (x >> (3 * k)) & 7
-    return n
-
-
-
-
-@cython.locals(hs=HandShape)
-def shape_of(x: int) -> HandShape:
-    """The :class:`HandShape` of the hand packed as ``x`` (:func:`pack`; the key the state keeps
-    its shapes by).
-
-    :raises ValueError: ``x`` is not such an int (compiled, a C conversion would take a float or
-        overflow)."""
-    if not isinstance(x, int) or x < 0 or x >> 60:
-        raise ValueError(f"{x!r} is not a hand packed by pack() (an int of 0..2**60-1)")
-    hs = HandShape.__new__(HandShape)
-    hs._set(x)
-    return hs
+        return any(held[k] < 4 and self.wins(k, no_melds) for k in range(20))
 
 
 def _combine(types: dict[str, int], how: str) -> int:

@@ -18,6 +18,7 @@ from replay.cards import ZIPAI
 from replay.engine import GameState, Option, Phase, Window
 from replay.errors import RuleViolation
 from replay.record import Event
+from replay.variants.yuanjiang_guihuzi import _kernel as fast
 from replay.variants.yuanjiang_guihuzi import scoring as sc
 
 V = "yuanjiang_guihuzi"
@@ -133,7 +134,7 @@ class YuanjiangState(GameState):
         self.peng_own_discard = ruleset["peng_own_discard"]
         self.order = [tuple((src + i) % n for i in range(n)) for src in range(n)]  # from src, in turn order
         self.win: dict[str, Any] | None = None
-        self.shapes: dict[int, sc.HandShape] = {}  # hand (sc.pack) → its shape answers (speed only)
+        self.shapes: dict[int, sc.HandShape] = {}  # hand (packed) → its shape answers (speed only)
         # 报听 (003 §胡牌胡型 2): 听 from the start; None until the dealer's first discard.
         self.ting: list[bool | None] = [None if s == self.dealer else self.is_ting(s) for s in range(n)]
         self.phase, self.turn = Phase.DISCARD, self.dealer  # the dealer discards first (no start window)
@@ -156,10 +157,10 @@ class YuanjiangState(GameState):
 
     def shape(self, seat: int) -> sc.HandShape:
         """The shape answers of ``seat``'s hand now (kept while the hand stays the same)."""
-        key = sc.pack(self.hands[seat])
+        key = fast.pack(self.hands[seat])
         hs = self.shapes.get(key)
         if hs is None:
-            hs = self.shapes[key] = sc.shape_of(key)
+            hs = self.shapes[key] = fast.shape_of(key)
         return hs
 
     def is_ting(self, seat: int) -> bool:
