@@ -264,7 +264,7 @@ def qp_int(name: str, default: int, lo: int, hi: int) -> int:
 
 
 def synced_select(label: str, options: list[Any], param: str, *, key: str, format_func: Any = str,
-                  default: Any = None, help: str | None = None) -> Any:
+                  default: Any = None, help: str | None = None, label_visibility: str = "visible") -> Any:
     """A selectbox whose value follows the query parameter ``param`` both ways: a deep link
     selects the option, picking an option rewrites the URL. A parameter that is not one of the
     ``options`` (a stale or hand-made link) falls back to ``default`` (or the first option) and
@@ -285,7 +285,8 @@ def synced_select(label: str, options: list[Any], param: str, *, key: str, forma
         st.query_params[param] = str(ss[key])
         ss[mark] = str(ss[key])
 
-    return st.selectbox(label, options, key=key, format_func=format_func, on_change=_sync, help=help)
+    return st.selectbox(label, options, key=key, format_func=format_func, on_change=_sync, help=help,
+                        label_visibility=label_visibility)
 
 
 def synced_text(label: str, param: str, *, key: str, max_chars: int = 128, placeholder: str = "",

@@ -1,8 +1,10 @@
 """The dashboard in a real browser: Debian's chromium driven by Playwright opens every page of the
 demo warehouse and a deep link of each kind, fails on any Streamlit exception shown on a page, and
-asserts what each page must show — the split table and the differing term on a disputed game, one
-variant in scope (and another from the URL), Chinese labels, the whole action list jumping to a
-step, and no table cut off at the right edge at 1,400 px. A screenshot of each lands in
+asserts what each page must show — the dispute in plain words, the split table and the differing
+term on a disputed game, one variant in scope (and another from the URL), Chinese labels, a player
+under 100 games with every rate and the recent-games table, a table's session, a seat's view of the
+board, the board in view on a ``?step=`` link, stepping with → / ← and the buttons, the whole action
+list jumping to a step, and no table cut off at the right edge at 1,400 px. A screenshot of each lands in
 ``build/screenshots/`` (``make test`` leaves the tracked tree unchanged); to refresh the ones in
 ``docs/screenshots/`` on purpose::
 
@@ -79,16 +81,25 @@ def _pages(demo) -> list[tuple[str, str, list[str]]]:
           "疑似服务器错误 suspected server fault", f"审计示例 Audit the example {demo.disputed['guilin']}"]),
         ("fairness", "fairness", ["发牌位置均匀性", "与均匀洗牌相符"]),
         ("audit-disputed", f"audit?game={demo.disputed['guilin']}",
-         ["结算争议 Why the settlement is disputed", "计算的胡牌拆分 The computed winning split", "规则 rule line",
-          "Where they part", "胡 points: 申报 claimed", "001 §玩法规则", "全部动作 All actions"]),
+         ["结算有误 The settlement is wrong", "the server counted 25 胡; the hand makes 21 胡",
+          "结算争议 Why the settlement is disputed", "计算的胡牌拆分 The computed winning split", "规则 rule",
+          "Where they part", "胡 points: 申报 claimed", "§Winning shape and 胡", "贰 ← 座位 seat 0",
+          "全部动作 All actions"]),
         ("audit-invalid", f"audit?game={demo.tampered['guilin']}", ["out_of_turn", "此步违规 This step fails"]),
         ("audit-step", "audit?game=example-guilin-1&step=4",
          ["shown after step 4", "rest of the wall (18", "扫 sao"]),
+        ("audit-seat-view", "audit?game=example-guilin-1&step=4&seat=0",
+         ["Seat 0's view", "手牌 hand (17) — 这个视角看不到 not visible from this seat", "手牌 hand (20)"]),
+        ("rules", "rules?doc=guilin&section=Winning shape and 胡", ["规则 Rules", "Winning shape and 胡", "开舵"]),
         ("audit-search", "audit?player=ring-a&with=ring-b", ["找到 found"]),
         ("audit-reject", f"audit?file={broken}&line=1", ["拒收的行 Rejected line", "非 JSON bad_json", "{oops"]),
         ("collusion", "collusion", ["单向输送", "线索 lead"]),
-        ("player", "player?player=ring-a", ["ring-a", "评分 Rating (openskill)", "近期走势"]),
+        ("player", "player?player=ring-a", ["ring-a", "评分 Rating (openskill)", "近期走势", "胡率 win rate",
+                                           "[75.8%, 100.0%]", "全体 variant mean", "A small sample: 12 局 games",
+                                           "最近对局 Recent games"]),
         ("leaderboard", "leaderboard?min=5", ["排行榜", "评分 = openskill"]),
+        ("session", "session?table=guilin-t0001", ["牌桌 Session", "guilin-t0001", "每一局 Round by round",
+                                                   "总分 Totals after the last round"]),
     ]
 
 
@@ -166,6 +177,8 @@ def test_every_page_in_a_browser(browser, server):
     # the whole action list: picking a row (its selection box, at the grid's left edge) jumps there
     _open(page, base + f"audit?game={demo.tampered['guilin']}")
     grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.scroll_into_view_if_needed()  # below the board
+    page.wait_for_timeout(300)
     box = grid.bounding_box()
     assert box is not None
     row_h = 35
@@ -174,13 +187,42 @@ def test_every_page_in_a_browser(browser, server):
     _settle(page)
     assert "第 2 步 step 2" in page.locator('[data-testid="stMain"]').inner_text()
 
-    # the player page's links carry query_params: one opens that game in the audit page
+    # a ?step= link opens with the board in view: the step's line and the first seat at the top of the screen
+    _open(page, base + "audit?game=example-guilin-1&step=4")
+    main = page.locator('[data-testid="stMain"]')
+    for text in ("第 4 步 step 4", "手牌 hand (20)"):  # seat 0, the first seat of the board
+        box = main.get_by_text(text).first.bounding_box()
+        assert box is not None and box["y"] + box["height"] < 900, (text, box)
+    # → and ← step through the game (the buttons' keyboard shortcuts), and so do the buttons; ?step= follows
+    main.locator("h1").first.click()  # the page has the focus, not a text box
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => location.search.includes('step=5')", timeout=30_000)
+    _settle(page)
+    assert "第 5 步 step 5" in main.inner_text()
+    page.get_by_role("button", name="◀ 上一步 prev").click()
+    page.wait_for_function("() => location.search.includes('step=4')", timeout=30_000)
+    _settle(page)
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => location.search.includes('step=3')", timeout=30_000)
+    _settle(page)
+    assert "第 3 步 step 3" in main.inner_text()
+
+    # the player page's links carry query_params: one of the biggest wins opens that game in the audit page
     _open(page, base + "player?player=ring-a")
-    page.locator('[data-testid="stPageLink"] a').filter(has_text=demo.ring_games[-1]).first.click()
+    link = page.locator('[data-testid="stPageLink"] a').filter(has_text="+16 ·").first
+    gid = link.inner_text().split("·")[-1].strip()
+    link.click()
     page.wait_for_url("**/audit?*game=*", timeout=30_000)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
     page.wait_for_function("id => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(id)",
-                           arg=demo.ring_games[-1], timeout=30_000)
+                           arg=gid, timeout=30_000)
+    assert not page.locator('[data-testid="stException"]').count()
+    # the audit page of a round links its table's session
+    _open(page, base + f"audit?game={demo.ring_games[1]}")
+    page.locator('[data-testid="stPageLink"] a').filter(has_text="整场 the whole session").first.click()
+    page.wait_for_url("**/session?*table=guilin-t0001*", timeout=30_000)
+    _settle(page)
+    assert "每一局 Round by round" in page.locator('[data-testid="stMain"]').inner_text()
     assert not page.locator('[data-testid="stException"]').count()
     ctx.close()
 
@@ -225,6 +267,8 @@ def test_a_claimed_result_is_text_in_the_browser(browser, claims_server):
     page.on("request", lambda r: fetched.append(r.url) if "evil.example" in r.url else None)
     for gid, planted in zip(MARKDOWN_GAMES, MARKDOWN):
         _open(page, claims_server + "audit?" + urllib.parse.urlencode({"game": gid}))
+        page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stTable\"]').length >= 3",
+                               timeout=30_000)  # the split, term by term, claimed vs computed
         assert not page.locator('[data-testid="stException"]').count(), gid
         got = page.evaluate(_FROM_LOG)
         assert (got["links"], got["images"], got["headings"]) == ([], [], []), (gid, got)

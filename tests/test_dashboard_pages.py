@@ -69,6 +69,11 @@ def _metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
+def _summary(at: AppTest):
+    """The player page's summary table (figure → value, interval, variant mean, percentile)."""
+    return next(t.value for t in at.table if t.value.index.name == "指标 figure")
+
+
 def _frame(at: AppTest, column: str):
     """The first dataframe on the page that has ``column``."""
     for df in at.dataframe:
@@ -296,7 +301,7 @@ def test_player_deep_link_small_sample(monkeypatch, demo, sql):
     m = _metrics(at)
     assert m["对局 games"] == str(want["games"]) == str(demo_warehouse.RING_GAMES)
     assert m["胡 wins"] == str(want["wins"]) and m["总得分 net score"] == f"{int(want['net']):+,}"
-    table = _frame(at, "指标 figure").set_index("指标 figure")
+    table = _summary(at)
     assert tuple(table.loc["胡率 win rate"].iloc[:2]) == ("100.0%", "[75.8%, 100.0%]")
     assert tuple(table.loc["自摸率 self-drawn share of wins"].iloc[:2]) == ("0.0%", "[0.0%, 24.2%]")
     assert tuple(table.loc["放炮率 deal-in rate"].iloc[:2]) == ("0.0%", "[0.0%, 24.2%]")
@@ -323,7 +328,7 @@ def test_player_rates_and_percentiles(monkeypatch, demo, sql):
     """With the threshold lowered, rates appear with their Wilson interval and percentile."""
     monkeypatch.setattr(players, "MIN_RATE_GAMES", 10)
     at = _open(monkeypatch, demo.warehouse, "screens/player.py", player="ring-a")
-    table = _frame(at, "指标 figure").set_index("指标 figure")
+    table = _summary(at)
     assert table.loc["胡率 win rate", "值 value"] == "100.0%"
     assert table.loc["放炮率 deal-in rate", "值 value"] == "0.0%"
     lo = 1 / (1 + 1.959963984540054 ** 2 / demo_warehouse.RING_GAMES)  # Wilson lower bound of 12/12
@@ -380,7 +385,7 @@ def test_player_rating_is_openskills(monkeypatch, demo):
     at = _open(monkeypatch, demo.warehouse, "screens/player.py", player="ring-a")
     m = _metrics(at)
     # the rank is the leaderboard's: its 12 games are fewer than the default 30, so none
-    assert m["评分 rating μ − 3σ"] == f"{top['rating']:.1f}" and m["排名 rank"] == "—"
+    assert m["评分 rating μ − 3σ"] == f"{top['rating']:.1f}" and m["排名 rank"] == "未上榜 unranked"
 
 
 def test_player_of_another_variant_is_pointed_there(monkeypatch, demo, sql):

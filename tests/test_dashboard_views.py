@@ -55,6 +55,11 @@ def _fresh(monkeypatch, demo, page: str, **params: str) -> AppTest:
     return at
 
 
+def _summary(at: AppTest):
+    """The player page's summary table (figure → value, interval, variant mean, percentile)."""
+    return next(t.value for t in at.table if t.value.index.name == "指标 figure")
+
+
 def _frame(at: AppTest, column: str):
     for df in at.dataframe:
         if column in df.value.columns:
@@ -77,7 +82,7 @@ def test_rates_from_the_first_game_beside_the_variant_mean(monkeypatch, demo):
     beside the variant's mean — every valid decided guilin game has one winner among 3 seats, so
     wins / seats = won games / (3 × decided games)."""
     at = _open(monkeypatch, demo, "screens/player.py", player="ring-a")
-    table = _frame(at, "指标 figure").set_index("指标 figure")
+    table = _summary(at)
     g = _sql(demo, """SELECT count(*) FILTER (WHERE outcome = 'win') AS won, count(*) AS decided FROM games
                WHERE variant = 'guilin' AND valid AND outcome IS NOT NULL
                AND json_extract_string(record_json, '$.x_experiment') IS NULL""").row(0, named=True)
@@ -101,7 +106,7 @@ def test_player_rank_is_the_leaderboard_position(monkeypatch, demo):
     at = _fresh(monkeypatch, demo, "screens/player.py", variant="guilin", min="5", player="ring-a")
     assert _metrics(at)["排名 rank"] == "#1 / 47"
     at = _fresh(monkeypatch, demo, "screens/player.py", variant="guilin", player="ring-a")
-    assert _metrics(at)["排名 rank"] == "—"
+    assert _metrics(at)["排名 rank"] == "未上榜 unranked"
 
 
 def test_a_bare_player_link_opens_on_the_variant_they_play(monkeypatch, demo):
@@ -135,7 +140,7 @@ def test_session_page_running_totals(monkeypatch, demo):
     assert rounds["p046"].tolist()[:4] == ["+14 → +14", "+0 → +14", "-4 → +10", "-3 → +7"]
     r5 = rounds.iloc[4]
     assert (r5["ring-a"], r5["ring-b"], r5["p035"]) == ("+6 → +6", "-6 → -6", "+0 → -14")
-    assert r5["p046"] is None or r5["p046"] != r5["p046"]  # empty: p046 sat out
+    assert r5["p046"] == ""  # p046 sat out
     assert r5["对局 game"] == f"audit?game={demo.ring_games[1]}"
     assert r5["结果 result"] == "胡 ring-a · 点炮 dealt-in"
     assert rounds.iloc[1]["结果 result"] == "荒庄 draw"
@@ -272,3 +277,14 @@ def test_rules_are_named_and_linked_to_the_served_doc(monkeypatch, demo):
         "碰 大 3 小 1", "guilin", "Winning shape and 胡")
     assert rules_doc.rule("zipai.sao").name == "扫 (forced)"  # zipai runs guilin's rules
     assert rules_doc.rule("sanjing_huapai.zha").name == "扎"  # the 花牌 family's doc
+
+
+def test_session_and_rules_pages_without_games(monkeypatch, tmp_path):
+    """An empty warehouse: the Session page says so; the Rules page needs no games and shows the
+    first variant's doc."""
+    (tmp_path / "_meta").mkdir()
+    at = open_page(monkeypatch, tmp_path, "screens/session.py", timeout=TIMEOUT)
+    assert any("空" in i.value for i in at.info)
+    at = open_page(monkeypatch, tmp_path, "screens/rules.py", timeout=TIMEOUT)
+    assert at.selectbox(key="rules_doc").value == "guilin"
+    assert "## 桂林字牌 — `guilin`" in page_text(at)

@@ -360,15 +360,16 @@ if steps:
                       disabled=err_step is None)
     with nav[3]:
         picked = ui.synced_select(
-            "视角 view", views, "seat", key="audit_seat",
-            format_func=lambda v: "全部手牌 every hand (auditor)" if v == "" else
-            f"座位 seat {v} " + (labels.plain(names[int(v)])[:24] if int(v) < len(names) else "") + " 看到的 sees",
+            "视角 view", views, "seat", key="audit_seat", label_visibility="collapsed",
+            format_func=lambda v: "视角 view: 全部手牌 every hand (auditor)" if v == "" else
+            f"视角 view: 座位 seat {v} " + (labels.plain(names[int(v)])[:24] if int(v) < len(names) else "") + " 看到的 sees",
             help="一个座位当时能看到的：自己的手牌，所有人的牌桌和弃牌；别人的手牌只显示张数 — what one seat could see "
                  "then: its own hand, every meld and discard; the other hands only as a count")
     viewer = int(picked) if picked else None
     view_extra = st.container()  # room for further views of the board (toggles, overlays)
     if hi > lo:
-        st.slider("步骤 step (-1 = 发牌后 after the deal)", lo, hi, key=key)
+        st.slider("步骤 step (-1 = 发牌后 after the deal)", lo, hi, key=key, label_visibility="collapsed",
+                  help="步骤 step; -1 = 发牌后 after the deal")
     step = ss[key]
     st.query_params["step"] = str(step)
     ss[mark] = str(step)
@@ -412,10 +413,6 @@ if steps:
                  f"\n\n{ui.lit(e.get('message') or '')}")
 
     last = snap["step"] == steps[-1]["step"]
-    rest = None if snap.get("wall_hidden") else audit_mod.wall_after(record, snap["step"], snap.get("wall_left"))
-    if rest is not None:
-        st.markdown(f'<div><small>牌墙余牌 rest of the wall ({len(rest)}, 下一张在前 next card first)</small><br>'
-                    f'{labels.cards_html(rest, deck, "— 空 empty")}</div>', unsafe_allow_html=True)
     comp = a["computed"] or {}
     if last and isinstance(comp.get("xing"), dict) and comp["xing"].get("cards") is not None:
         st.markdown(f'<div><small>醒 xing card(s) turned — {labels.html_text(comp["xing"].get("count"))} 醒 '
@@ -435,6 +432,10 @@ if steps:
     acting = ev.get("seat") if ev else None
     for seat in snap.get("seats") or []:
         st.markdown(seat_panel(seat, acting, viewer), unsafe_allow_html=True)
+    rest = None if snap.get("wall_hidden") else audit_mod.wall_after(record, snap["step"], snap.get("wall_left"))
+    if rest is not None:
+        st.markdown(f'<div><small>牌墙余牌 rest of the wall ({len(rest)}, 下一张在前 next card first)</small><br>'
+                    f'{labels.cards_html(rest, deck, "— 空 empty")}</div>', unsafe_allow_html=True)
 
     acts = audit_mod.action_rows(record, deck, row["variant"], viewer)
     if acts:

@@ -10,6 +10,7 @@ id is only ever a bound query parameter.
 from __future__ import annotations
 
 import altair as alt
+import pandas as pd
 import polars as pl
 import streamlit as st
 
@@ -95,8 +96,9 @@ rows = [
     ("平均分 mean units of a win", ui.fmt(s["mean_units"], "mean"), ui.ci(s["units_ci"], "mean"),
      ui.fmt(s["all_mean_units"], "mean"), ui.percentile(s["mean_units_pct"])),
 ]
-st.dataframe(pl.DataFrame(rows, schema=["指标 figure", "值 value", "95% 区间 interval", "全体 variant mean", peers],
-                          orient="row"), hide_index=True)
+# a static table: five rows read at a glance, and it wraps instead of scrolling on a phone
+st.table(pd.DataFrame(rows, columns=["指标 figure", "值 value", "95% 区间 interval", "全体 variant mean", peers])
+         .set_index("指标 figure"))
 if s["games"] < players.MIN_RATE_GAMES:
     st.caption(f":material/info: 样本还小 A small sample: {s['games']} 局 games — 区间很宽 the intervals are wide "
                f"(the true win rate could be anywhere from {ui.fmt(s['win_ci'].lo)} to {ui.fmt(s['win_ci'].hi)}) and "
@@ -119,7 +121,7 @@ if mine.height:
                 "game ranks its seats by score; μ − 3σ is the conservative figure (0 for a newcomer)")
     lb_min = ui.qp_int("min", players.LEADERBOARD_MIN, 1, 1_000_000)
     rk = call("players.rank", f, player, lb_min)
-    k[1].metric("排名 rank", f"#{rk['rank']} / {rk['of']}" if rk["rank"] else "—",
+    k[1].metric("排名 rank", f"#{rk['rank']} / {rk['of']}" if rk["rank"] else "未上榜 unranked",
                 help=f"排行榜上的位置 the player's place on the Leaderboard: by rating, among the {rk['of']} players "
                      f"with at least {lb_min} games in scope" + ("" if rk["rank"] else
                      f" — {s['games']} of the {lb_min} games needed to be ranked"))

@@ -91,7 +91,7 @@ table_rows = []
 for r in games.iter_rows(named=True):
     seats = rows.filter(pl.col("n") == r["n"])
     row = {"局 round": r["n"], "开始 started": r["started_at"].strftime("%m-%d %H:%M") if r["started_at"] else "—",
-           "结果 result": _result(r, seats)}
+           "结果 result": _result(r, seats), **{names[p]: "" for p in order}}
     for s in seats.iter_rows(named=True):
         score = "—" if s["score"] is None else f"{s['score']:+d}"
         row[names[s["player_id"]]] = f"{score} → {s['total']:+d}"
