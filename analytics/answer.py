@@ -56,12 +56,18 @@ def _excludes_zero(r: dict[str, Any]) -> bool:
     return r["lo"] is not None and r["hi"] is not None and (r["lo"] > 0 or r["hi"] < 0)
 
 
+def _signed(v: float, digits: int) -> str:
+    """``v`` with its sign and ``digits`` decimals; what rounds to 0 is ``+0.0`` (never ``-0.0``)."""
+    text = f"{v:+.{digits}f}"
+    return f"{0.0:+.{digits}f}" if float(text) == 0 else text
+
+
 def _pp(v: float) -> str:
-    return f"{v * 100:+.1f}"
+    return _signed(v * 100, 1)
 
 
 def _units(v: float) -> str:
-    return f"{v:+.2f}"
+    return _signed(v, 2)
 
 
 def _change(r: dict[str, Any], fmt: Any, unit: str = "") -> str:
@@ -186,8 +192,8 @@ def _cell(v: float | None, kind: str, diff: bool = False) -> str:
     if v is None:
         return "—"
     if kind in ("rate", "share"):
-        return f"{v * 100:+.1f}" if diff else f"{v * 100:.1f}%"
-    return f"{v:+.2f}" if diff else f"{v:.2f}"
+        return _pp(v) if diff else f"{v * 100:.1f}%"
+    return _units(v) if diff else f"{v:.2f}"
 
 
 def _label(r: dict[str, Any]) -> str:

@@ -147,3 +147,11 @@ def test_an_experiment_that_moves_one_deal_is_no_clear_change(tmp_path):
         "change in what a game pays: 4.35 units under B against 4.50 under A (A − B +0.15 [-0.14, +0.44], holds 0).")
     assert ans.who_wins["changed"] is False and ans.units_per_game["note"] == "unclear"
     assert not ans.units_per_game["excludes_zero"]
+
+
+def test_what_rounds_to_zero_is_printed_plus_zero():
+    """A difference of −0.04 pp or −0.004 units prints as ``+0.0`` / ``+0.00``, never ``-0.0``."""
+    from analytics.answer import _cell
+
+    assert [_cell(-0.0004, "rate", diff=True), _cell(-0.004, "mean", diff=True),
+            _cell(-0.006, "mean", diff=True), _cell(0.375, "rate")] == ["+0.0", "+0.00", "-0.01", "37.5%"]
