@@ -22,7 +22,7 @@ from replay.record import Event
 from replay.replayer import replay_record
 from replay.score import score_case
 from replay.simulator import simulate
-from replay.variants.guilin.position import position
+from replay.variants.guilin.cases import position
 
 # -- defect 1: the forced 扫穿 of one's own 4th card onto a 扫 (001 §扫穿) ----------------------------
 # 有了"扫"后，如果是自己摸到第4张牌，"扫"就变成了"扫穿" … 即使是自己要胡，都不给，除非是"扫穿"刚好就能胡.

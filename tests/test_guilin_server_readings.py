@@ -24,7 +24,7 @@ from replay import variants
 from replay.judge import judge
 from replay.options import make_ruleset
 from replay.replayer import replay_line
-from replay.variants.guilin.position import position
+from replay.variants.guilin.cases import position
 
 
 def record(s1: str, front: str, actions: list[dict], s0: str = "", s2: str = "", rules=None, result=None) -> dict:
@@ -252,7 +252,7 @@ def test_simulated_games_under_both_readings(variant):
 
     from replay.replayer import replay_record
     from replay.simulator import simulate
-    from replay.variants.guilin.position import score_case_of
+    from replay.variants.guilin.cases import score_case_of
 
     seen = Counter()
     for rec in simulate(variant, 300, 13, "heuristic", SX):

@@ -303,7 +303,7 @@ def test_simulated_games_under_the_004_readings(variant):
 
     from replay.replayer import replay_record
     from replay.simulator import simulate
-    from replay.variants.guilin.position import score_case_of
+    from replay.variants.guilin.cases import score_case_of
 
     rules = {"chou_pai_peng": True, "peng_discard": False, "kan_kai_duo_on_discard": False}
     wins = 0

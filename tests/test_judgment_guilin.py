@@ -30,7 +30,7 @@ from replay.record import Event
 from replay.replayer import replay_record
 from replay.score import score_case
 from replay.simulator import simulate
-from replay.variants.guilin.position import score_case_of
+from replay.variants.guilin.cases import score_case_of
 from replay.variants.guilin.state import R_HU, R_SAO
 
 FORCED = ("sao", "guo_sao", "sao_chuan", "kai_duo")

@@ -13,7 +13,7 @@ from judgment_util import check_every_win, check_position
 
 from replay.replayer import replay_record
 from replay.simulator import simulate
-from replay.variants.shangdaren.position import score_case_of
+from replay.variants.shangdaren.cases import score_case_of
 
 # Non-default sets: every 胡 option moved (3 seats), and a 4-seat table with the claim options moved.
 RULES_A = {"hu_scale": "flat", "ting_tou_jing": 8, "pengpeng_scope": "taihu_fan", "mashang_dui": "before_hu",
@@ -61,7 +61,7 @@ def test_a_position_round_trips_through_its_case(corpus):
     """The case of a won position, made into a position again, gives the same case back."""
     from replay import variants
     from replay.options import make_ruleset
-    from replay.variants.shangdaren.position import position
+    from replay.variants.shangdaren.cases import position
 
     spec = variants.get("shangdaren")
     rec = next(r for r in corpus if r.result.outcome == "win" and "zimo" in r.result.hand_types)

@@ -1,13 +1,16 @@
 """Variant registry: the eight ids of paipu/1 §7 and what each needs from the engine.
 
 A variant is a folder ``replay/variants/<id>/`` with the same few files
-(``options.py``, ``scoring.py``, ``state.py``, ``bots.py``) — see
-``docs/architecture.md``. Variants not implemented yet are listed so the
-validator can say so (``unknown_variant`` with that message).
+(``options.py``, ``scoring.py``, ``state.py``, ``cases.py``, ``bots.py``) — see
+``docs/architecture.md``. Its ``SPEC`` names its state and score-case entry points as
+:class:`Entry` (``"module:name"``), imported on first use, so loading the registry loads no engine.
+Variants not implemented yet are listed so the validator can say so (``unknown_variant`` with
+that message).
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -16,9 +19,42 @@ from replay.options import RuleOption
 
 if TYPE_CHECKING:
     from replay.engine import GameState
+    from replay.judge import Position
 
 
 _BASE = frozenset({"draw", "discard", "hu", "pass"})
+
+
+class Entry:
+    """A callable declared by name, ``"package.module:name"``, imported on its first call; keyword
+    arguments given here are passed on every call, as :func:`functools.partial` binds them.
+
+    ``Entry("replay.variants.huapai.state:HuapaiState", jing="三五七")(record, ruleset)`` is
+    ``HuapaiState(record, ruleset, jing="三五七")``.
+    """
+
+    __slots__ = ("target", "bound", "_resolved")
+
+    def __init__(self, target: str, **bound: Any) -> None:
+        module, sep, name = target.partition(":")
+        if not (module and sep and name):
+            raise ValueError(f"an entry is 'package.module:name', not {target!r}")
+        self.target, self.bound = target, bound
+        self._resolved: Callable[..., Any] | None = None
+
+    def resolve(self) -> Callable[..., Any]:
+        """The named callable, imported once. :raises ImportError, AttributeError: no such name."""
+        if self._resolved is None:
+            module, _, name = self.target.partition(":")
+            self._resolved = getattr(importlib.import_module(module), name)
+        return self._resolved
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **self.bound, **kwargs)
+
+    def __repr__(self) -> str:
+        bound = "".join(f", {k}={v!r}" for k, v in self.bound.items())
+        return f"Entry({self.target!r}{bound})"
 
 
 @dataclass(frozen=True)
@@ -31,11 +67,12 @@ class VariantSpec:
     :param players: allowed numbers of seats.
     :param acts: act names of spec §4 this variant accepts.
     :param options: published rule options.
-    :param state: factory of the variant's :class:`~replay.engine.GameState` (None: not implemented).
+    :param state: ``(record, ruleset) -> GameState``, the variant's state (None: not implemented);
+        declared as an :class:`Entry` of its ``state.py``.
     :param hand_sizes: (dealer's, others') dealt cards for a number of seats.
     :param position: ``(case dict, ruleset) -> replay.judge.Position``: a spec §8 score case as a
         game position, judged by the engine itself (:mod:`replay.judge`), so a case and a logged
-        胡 have one judge.
+        胡 have one judge; declared as an :class:`Entry` of its ``cases.py``.
         :raises ValueError: a malformed case (``replay.judge.Exhausted`` when the winning card
         would be one copy too many).
     """
@@ -48,7 +85,7 @@ class VariantSpec:
     options: tuple[RuleOption, ...] = ()
     state: Callable[..., "GameState"] | None = None
     hand_sizes: Callable[[int], tuple[int, int]] | None = field(default=None)
-    position: Callable[..., Any] | None = None  # spec §8 score case -> replay.judge.Position
+    position: Callable[..., "Position"] | None = None
 
     @property
     def implemented(self) -> bool:
@@ -73,8 +110,6 @@ LOAD_ERRORS: dict[str, str] = {}  # variant id -> why its folder failed to impor
 
 
 def _registry() -> dict[str, VariantSpec]:
-    import importlib
-
     out: dict[str, VariantSpec] = {}
     for vid, seed, deck, players, acts in _CONTRACT:
         try:

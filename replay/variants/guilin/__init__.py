@@ -2,28 +2,18 @@
 
 Files by role: ``options.py`` (rule options), ``scoring.py`` (shapes, 胡 table, best split,
 舵, 醒), ``state.py`` (the game as a state machine: acts, claim windows, forced acts,
-settlement), ``position.py`` (spec §8 score cases as engine positions, judged by
+settlement), ``cases.py`` (spec §8 score cases as engine positions, judged by
 replay/judge.py), ``bots.py`` (simulator players). Rules doc: ``docs/rules/guilin.md``.
 """
 
 from __future__ import annotations
 
 from replay.cards import ZIPAI
-from replay.variants import _BASE, VariantSpec
+from replay.variants import _BASE, Entry, VariantSpec
 from replay.variants.guilin.options import OPTIONS
 
-
-def _state(record, ruleset):  # lazy: keeps the registry import light
-    from replay.variants.guilin.state import GuilinState
-
-    return GuilinState(record, ruleset)
-
-
-def _position(case, ruleset):  # spec §8 score cases, judged by the engine (replay/judge.py)
-    from replay.variants.guilin.position import position
-
-    return position(case, ruleset)
-
+STATE = Entry("replay.variants.guilin.state:GuilinState")
+POSITION = Entry("replay.variants.guilin.cases:position")  # spec §8 score cases, judged by the engine
 
 SPEC = VariantSpec(
     id="guilin",
@@ -32,7 +22,7 @@ SPEC = VariantSpec(
     players=(3,),
     acts=_BASE | {"chi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"},
     options=OPTIONS,
-    state=_state,
+    state=STATE,
     hand_sizes=lambda n: (21, 20),  # 001 §技巧攻略: 三人抓满20张牌，仅庄家抓满21张牌
-    position=_position,
+    position=POSITION,
 )

@@ -11,7 +11,7 @@ Rules doc: ``docs/rules/huapai.md``.
 from __future__ import annotations
 
 from replay.cards import Deck
-from replay.variants import _BASE, VariantSpec
+from replay.variants import _BASE, Entry, VariantSpec
 from replay.variants.huapai.options import OPTIONS
 
 SEED = "002_f9a80b28e0fcbf1a.txt"
@@ -24,19 +24,9 @@ def make_spec(variant: str, deck: Deck, jing: str) -> VariantSpec:
     :param variant: spec §7 id. :param deck: HUAPAI (110) or HUAPAI_LAI (112).
     :param jing: its 精 characters, e.g. ``"三五七"`` (002 §定精方法).
     """
-
-    def state(record, ruleset):  # lazy: keeps the registry import light
-        from replay.variants.huapai.state import HuapaiState
-
-        return HuapaiState(record, ruleset, variant, deck, jing)
-
-    def position(case, ruleset):  # spec §8: the case judged by the engine itself (replay/judge.py)
-        from replay.variants.huapai.cases import position as pos
-
-        return pos(case, ruleset, state)
-
+    state = Entry("replay.variants.huapai.state:HuapaiState", variant=variant, deck=deck, jing=jing)
     return VariantSpec(
         id=variant, seed=SEED, deck=deck, players=(3,), acts=ACTS, options=OPTIONS, state=state,
         hand_sizes=lambda n: (26, 25),  # 002 §三精花牌: 三人玩牌，每人起牌25張，莊家起26張
-        position=position,
+        position=Entry("replay.variants.huapai.cases:position", make_state=state),
     )

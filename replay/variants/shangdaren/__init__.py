@@ -3,27 +3,14 @@
 
 Files by role: ``options.py`` (rule options), ``scoring.py`` (groups, 胡, best split, classes, 分),
 ``state.py`` (the game as a state machine: acts, claim windows, replacements, settlement),
-``position.py`` (a score case as a game position, and back), ``bots.py`` (simulator players). Rules doc: ``docs/rules/shangdaren.md``.
+``cases.py`` (a score case as a game position, and back), ``bots.py`` (simulator players). Rules doc: ``docs/rules/shangdaren.md``.
 """
 
 from __future__ import annotations
 
 from replay.cards import SHANGDAREN
-from replay.variants import _BASE, VariantSpec
+from replay.variants import _BASE, Entry, VariantSpec
 from replay.variants.shangdaren.options import OPTIONS
-
-
-def _state(record, ruleset):  # lazy: keeps the registry import light
-    from replay.variants.shangdaren.state import ShangdarenState
-
-    return ShangdarenState(record, ruleset)
-
-
-def _position(case, rules):  # spec §8 cases judged by the engine (replay/judge.py)
-    from replay.variants.shangdaren.position import position
-
-    return position(case, rules)
-
 
 SPEC = VariantSpec(
     id="shangdaren",
@@ -32,9 +19,9 @@ SPEC = VariantSpec(
     players=(3, 4),
     acts=_BASE | {"chi", "dui", "kai_mao", "mao"},
     options=OPTIONS,
-    state=_state,
+    state=Entry("replay.variants.shangdaren.state:ShangdarenState"),
     # 002 §上大人 gives no deal size; dealer 20, others 19 (docs/rules/shangdaren.md §Deal): a winning
     # hand is then six groups + a 聽頭 (20 = 6×3 + 2), the 花牌 shape of 002 §三精花牌 4.
     hand_sizes=lambda n: (20, 19),
-    position=_position,
+    position=Entry("replay.variants.shangdaren.cases:position"),
 )

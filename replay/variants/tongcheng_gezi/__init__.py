@@ -10,21 +10,8 @@ players). Rules doc: ``docs/rules/tongcheng_gezi.md``.
 from __future__ import annotations
 
 from replay.cards import HUAPAI
-from replay.variants import _BASE, VariantSpec
+from replay.variants import _BASE, Entry, VariantSpec
 from replay.variants.tongcheng_gezi.options import OPTIONS
-
-
-def _state(record, ruleset):  # lazy: keeps the registry import light
-    from replay.variants.tongcheng_gezi.state import GeziState
-
-    return GeziState(record, ruleset)
-
-
-def _position(case, ruleset):  # spec §8 score cases, judged by the engine (replay/judge.py)
-    from replay.variants.tongcheng_gezi.cases import position
-
-    return position(case, ruleset)
-
 
 SPEC = VariantSpec(
     id="tongcheng_gezi",
@@ -33,7 +20,7 @@ SPEC = VariantSpec(
     players=(4, 3),  # the first is the simulator's default, as option `players` (002: 人數非得有四人)
     acts=_BASE | {"jian", "peng", "zhao", "guan_sheng", "hua"},
     options=OPTIONS,
-    state=_state,
+    state=Entry("replay.variants.tongcheng_gezi.state:GeziState"),
     hand_sizes=lambda n: (20, 19),  # 000 §遊戲介紹: 每人起牌19張，莊家起20張
-    position=_position,
+    position=Entry("replay.variants.tongcheng_gezi.cases:position"),
 )

@@ -10,23 +10,11 @@ Rules doc: ``docs/rules/yuanjiang_guihuzi.md``.
 from __future__ import annotations
 
 from replay.cards import ZIPAI
-from replay.variants import _BASE, VariantSpec
+from replay.variants import _BASE, Entry, VariantSpec
 from replay.variants.yuanjiang_guihuzi.dingzhuang import check_dealer_sequence
 from replay.variants.yuanjiang_guihuzi.options import OPTIONS
 
 __all__ = ["SPEC", "check_dealer_sequence"]
-
-
-def _state(record, ruleset):  # lazy: keeps the registry import light
-    from replay.variants.yuanjiang_guihuzi.state import YuanjiangState
-
-    return YuanjiangState(record, ruleset)
-
-
-def _position(case, rules):  # spec §8 cases judged by the engine itself (replay/judge.py)
-    from replay.variants.yuanjiang_guihuzi.cases import position
-
-    return position(case, rules)
 
 
 SPEC = VariantSpec(
@@ -36,9 +24,9 @@ SPEC = VariantSpec(
     players=(3, 2),  # the first is the simulator's default, as option `players`
     acts=_BASE | {"chi", "peng", "wai", "liu", "piao"},
     options=OPTIONS,
-    state=_state,
+    state=Entry("replay.variants.yuanjiang_guihuzi.state:YuanjiangState"),
     hand_sizes=lambda n: (20, 19),  # 003 §3 发牌: 庄家20张, 闲家19张
-    position=_position,
+    position=Entry("replay.variants.yuanjiang_guihuzi.cases:position"),
 )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from replay.cards import ZIPAI
 from replay.variants import _BASE, VariantSpec
-from replay.variants.guilin import _position, _state
+from replay.variants.guilin import POSITION, STATE
 from replay.variants.guilin.options import family_options
 
 SPEC = VariantSpec(
@@ -19,7 +19,7 @@ SPEC = VariantSpec(
     players=(3,),
     acts=_BASE | {"chi", "peng", "sao", "guo_sao", "sao_chuan", "kai_duo"},
     options=family_options("zipai"),
-    state=_state,
+    state=STATE,
     hand_sizes=lambda n: (21, 20),  # 004 §3.打牌 1: 庄家抓21张，其余2家抓20张
-    position=_position,  # spec §8 score cases, judged by the engine (replay/judge.py)
+    position=POSITION,
 )
