@@ -1,6 +1,6 @@
 # C declarations of GuilinState's fields for the compiled kernel (the .py stays the
 # reference). Python objects, as in replay/engine.pxd: what this saves is the attribute lookup.
-# Keep in step with GuilinState.C_FIELDS.
+# tests/test_kernel_fields.py holds these fields to GuilinState.C_FIELDS.
 
 from replay.engine cimport GameState, Option, Window
 

@@ -1,6 +1,6 @@
 # C declarations of YuanjiangState's fields for the compiled kernel (the .py stays the
 # reference). Python objects, as in replay/engine.pxd: what this saves is the attribute lookup.
-# Keep in step with YuanjiangState.C_FIELDS; the cpdef methods keep their .py signatures.
+# tests/test_kernel_fields.py holds these fields to YuanjiangState.C_FIELDS; the cpdef methods keep their .py signatures.
 
 from replay.engine cimport GameState, Option, Window
 
