@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
+from typing import NamedTuple
 
 from replay.bots import RandomBot
 from replay.engine import Option
@@ -102,6 +103,13 @@ def hand_value(state, counts: list[int]) -> float:
 CANDIDATES = 3  # characters searched in full per discard
 
 
+class Discard(NamedTuple):
+    """The kind to discard and the hand's worth (:func:`hand_value`) after it."""
+
+    kind: int
+    value: float
+
+
 # Per character, the other two characters of each 句 holding it (in 句 order, as links adds them).
 _JU_OTHERS = tuple(tuple(tuple(x for x in t if x != c) for t in sc.JU if c in t) for c in range(22))
 
@@ -123,7 +131,7 @@ class HeuristicBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def best_discard(self, state, counts: list[int]) -> tuple[int, float]:
+    def best_discard(self, state, counts: list[int]) -> Discard:
         """The kind to discard from ``counts`` and the hand's worth after it. Only the few characters
         with the fewest links (:func:`links`) are searched in full; of a 精 the plain copy goes first."""
         jing = state.cfg.jing
@@ -133,7 +141,7 @@ class HeuristicBot:
                 chars[sc.KCHAR[k]] += n
         present = [c for c in range(22) if chars[c]]
         if not present:  # only 賴 left
-            return state.lai, 0.0
+            return Discard(state.lai, 0.0)
         present.sort(key=lambda c: links(chars, c, jing) + 0.01 * self.rng.random())
         best, best_v = -1, -1e9
         for ch in present[:CANDIDATES]:
@@ -144,15 +152,14 @@ class HeuristicBot:
             counts[k] += 1
             if v > best_v:
                 best, best_v = k, v
-        return best, best_v
+        return Discard(best, best_v)
 
     def discard(self, state, seat: int, events: list[Event]) -> Event:
         for act in ("hu", "kai_fan", "zha"):
             mine = [e for e in events if e.act == act]
             if mine:
                 return max(mine, key=lambda e: sum(c.startswith("花") for c in e.cards or []))
-        k, _ = self.best_discard(state, list(state.hands[seat]))
-        code = state.deck.codes[k]
+        code = state.deck.codes[self.best_discard(state, list(state.hands[seat])).kind]
         return next(e for e in events if e.act == "discard" and e.card == code)
 
     def claim(self, state, seat: int, opt: Option) -> Event | None:
@@ -164,12 +171,12 @@ class HeuristicBot:
             if w is not None and any(o.seat == seat and o.act == "hu" for o in w.options):
                 return None  # its own 胡 comes later (a 對 ranked before 胡, option mashang_dui): wait for it
             counts = list(state.hands[seat])
-            now = self.best_discard(state, counts)[1] - 1.0  # 對 must clearly help
+            now = self.best_discard(state, counts).value - 1.0  # 對 must clearly help
             e = max(opt.events, key=flowers)
             for c in e.cards or []:
                 counts[state.deck.index(c)] -= 1
             ch = sc.KCHAR[state.deck.index(e.card)]
-            after = 3 + 0.4 * sc.alike_points(ch, 3, 0, None, state.cfg.jing) + self.best_discard(state, counts)[1]
+            after = 3 + 0.4 * sc.alike_points(ch, 3, 0, None, state.cfg.jing) + self.best_discard(state, counts).value
             return e if after > now + 1.5 else None
         return None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
+from typing import NamedTuple
 
 from replay.bots import RandomBot
 from replay.cards import SHANGDAREN
@@ -21,15 +22,27 @@ JING = sc.JING_SET
 KU = sc.KU_FORBIDDEN
 
 
+class Shape(NamedTuple):
+    """A planning reading of some cards: complete groups, partials (a pair or two of a phrase) and
+    the 胡 estimate."""
+
+    groups: int
+    partials: int
+    hu: float
+
+    def worth(self) -> float:
+        return 3 * self.groups + self.partials + 0.15 * self.hu
+
+
 @lru_cache(maxsize=200_000)
-def phrase_shape(base: int, a: int, b: int, c: int, p: sc.Params) -> tuple[int, int, float]:
-    """Best decomposition of one phrase's counts for planning: (complete groups, partials, 胡
-    estimate). A partial is a pair or two of the phrase; a pair counts half the 坎 it may become
-    by 對. Scored 3 per group, 1 per partial, 0.15 per 胡. No group spans two phrases."""
+def phrase_shape(base: int, a: int, b: int, c: int, p: sc.Params) -> Shape:
+    """Best decomposition of one phrase's counts for planning. A partial is a pair or two of the
+    phrase; a pair counts half the 坎 it may become by 對. Scored 3 per group, 1 per partial, 0.15
+    per 胡 (:meth:`Shape.worth`). No group spans two phrases."""
     counts = (a, b, c)
     i = next((x for x in range(3) if counts[x]), -1)
     if i < 0:
-        return (0, 0, 0.0)
+        return Shape(0, 0, 0.0)
     k = base + i
     rest = list(counts)
     rest[i] -= 1
@@ -49,8 +62,8 @@ def phrase_shape(base: int, a: int, b: int, c: int, p: sc.Params) -> tuple[int, 
         for x in cards:
             r[x] -= 1
         sub = phrase_shape(base, *r, p)
-        cand = (sub[0] + g, sub[1] + q, sub[2] + hu)
-        if 3 * cand[0] + cand[1] + 0.15 * cand[2] > 3 * best[0] + best[1] + 0.15 * best[2]:
+        cand = Shape(sub.groups + g, sub.partials + q, sub.hu + hu)
+        if cand.worth() > best.worth():
             best = cand
     return best
 
@@ -59,10 +72,21 @@ def phrase_shape(base: int, a: int, b: int, c: int, p: sc.Params) -> tuple[int, 
 PLANS: tuple[tuple[str, int, frozenset[int], float], ...] = (("jing", 21, frozenset(), 0.0), ("qing", 11, JING, 1.0), ("ku", 11, KU, 2.5))
 
 
-def _plans(p: sc.Params) -> list[tuple]:
-    """:data:`PLANS` with, per phrase, :func:`phrase_shape` of every count triple (0..4 each,
-    the plan's banned kinds counted as absent) in a list indexed ``a*25 + b*5 + c`` — the
-    value of a hand is then 8 list reads a plan (the bots' hot loop)."""
+class Plan(NamedTuple):
+    """One of :data:`PLANS` with its tables: per phrase, :func:`phrase_shape` of every count
+    triple in a list indexed ``a*25 + b*5 + c``."""
+
+    name: str
+    tabs: list[list[Shape]]
+    target: int
+    banned: frozenset[int]
+    banned_kinds: tuple[int, ...]  # ``banned`` in order, for summing a hand's counts
+    bonus: float
+
+
+def _plans(p: sc.Params) -> list[Plan]:
+    """:data:`PLANS` with their tables (the plan's banned kinds counted as absent) — the value of a
+    hand is then 8 list reads a plan (the bots' hot loop)."""
     out = []
     for name, target, banned, bonus in PLANS:
         tabs = []
@@ -70,17 +94,17 @@ def _plans(p: sc.Params) -> list[tuple]:
             keep = [base + i not in banned for i in range(3)]
             tabs.append([phrase_shape(base, a * keep[0], b * keep[1], c * keep[2], p)
                          for a in range(5) for b in range(5) for c in range(5)])
-        out.append((name, tabs, target, banned, tuple(sorted(banned)), bonus))
+        out.append(Plan(name, tabs, target, banned, tuple(sorted(banned)), bonus))
     return out
 
 
-_PLANS_BY_RULES: dict[str, tuple[sc.Params, list[tuple]]] = {}  # ruleset id -> (Params, _plans)
+_PLANS_BY_RULES: dict[str, tuple[sc.Params, list[Plan]]] = {}  # ruleset id -> (Params, _plans)
 
 
 _STEP = (25, 5, 1)  # a count triple's index: a*25 + b*5 + c
 
 
-def _plans_of(rules) -> tuple[sc.Params, list[tuple]]:
+def _plans_of(rules) -> tuple[sc.Params, list[Plan]]:
     got = _PLANS_BY_RULES.get(rules.id)
     if got is None:
         p = sc.Params.of(rules, None)
@@ -93,32 +117,31 @@ def _indices(hand: list[int]) -> list[int]:
     return [hand[b] * 25 + hand[b + 1] * 5 + hand[b + 2] for b in range(0, 24, 3)]
 
 
-def _sums(tabs: list[list[tuple[int, int, float]]], ix: list[int]) -> tuple[int, int, float]:
-    """(groups, partials, 胡 estimate) of the phrases at indices ``ix``, summed (all exact:
-    integers and halves, so the order of the sums never changes a choice)."""
+def _sums(tabs: list[list[Shape]], ix: list[int]) -> Shape:
+    """The shapes of the phrases at indices ``ix``, summed (all exact: integers and halves, so the
+    order of the sums never changes a choice)."""
     g = q = 0
     hu = 0.0
     for tab, j in zip(tabs, ix):
         x = tab[j]
-        g, q, hu = g + x[0], q + x[1], hu + x[2]
-    return g, q, hu
+        g, q, hu = g + x.groups, q + x.partials, hu + x.hu
+    return Shape(g, q, hu)
 
 
-def _table_facts(p: sc.Params, plans: list[tuple], melds) -> tuple[int, int, list[tuple]]:
+def _table_facts(p: sc.Params, plans: list[Plan], melds) -> tuple[int, int, list[Plan]]:
     """(胡 of the melds, groups still needed, the plans the melds leave open)."""
     table = [k for _, cards in melds for k in cards]
     table_hu = sum(sc.group_points(kind, cards, p) for kind, cards in melds)
-    return table_hu, 6 - len(melds), [pl for pl in plans if not any(k in pl[3] for k in table)]
+    return table_hu, 6 - len(melds), [pl for pl in plans if not any(k in pl.banned for k in table)]
 
 
-def _score(plan: tuple, need: int, table_hu: int, g: int, q: int, hu: float, junk: int) -> float:
+def _score(plan: Plan, need: int, table_hu: int, g: int, q: int, hu: float, junk: int) -> float:
     """A plan's score of a hand: -3 per card still to come (shanten-like), +0.1 per 胡,
     -0.6 per 胡 short of the target, -0.7 per card still to shed, + the plan's bonus."""
-    _, _, target, _, _, bonus = plan
     miss = max(need - g, 0)
     cards = 2 * miss + 1 - min(q, miss + 1)
     total = table_hu + hu
-    return -3.0 * cards + 0.1 * total - 0.6 * max(0.0, target - total) - 0.7 * junk + bonus
+    return -3.0 * cards + 0.1 * total - 0.6 * max(0.0, plan.target - total) - 0.7 * junk + plan.bonus
 
 
 class HeuristicBot:
@@ -137,8 +160,8 @@ class HeuristicBot:
         table_hu, need, open_plans = _table_facts(p, plans, melds)
         best = -1e9
         for plan in open_plans:
-            g, q, hu = _sums(plan[1], ix)
-            best = max(best, _score(plan, need, table_hu, g, q, hu, sum(hand[k] for k in plan[4])))
+            g, q, hu = _sums(plan.tabs, ix)
+            best = max(best, _score(plan, need, table_hu, g, q, hu, sum(hand[k] for k in plan.banned_kinds)))
         return best
 
     def after_discard(self, state, hand: list[int], melds, kinds) -> list[float]:
@@ -147,17 +170,17 @@ class HeuristicBot:
         p, plans = _plans_of(state.rules)
         ix = _indices(hand)
         table_hu, need, open_plans = _table_facts(p, plans, melds)
-        base = [(plan, _sums(plan[1], ix), sum(hand[k] for k in plan[4])) for plan in open_plans]
+        base = [(plan, _sums(plan.tabs, ix), sum(hand[k] for k in plan.banned_kinds)) for plan in open_plans]
         out = []
         for k in kinds:
             i = k // 3
             j = ix[i] - _STEP[k % 3]
             v = -1e9
             for plan, (g, q, hu), junk in base:
-                tab = plan[1][i]
+                tab = plan.tabs[i]
                 old, new = tab[ix[i]], tab[j]
-                v = max(v, _score(plan, need, table_hu, g - old[0] + new[0], q - old[1] + new[1],
-                                  hu - old[2] + new[2], junk - (k in plan[3])))
+                v = max(v, _score(plan, need, table_hu, g - old.groups + new.groups, q - old.partials + new.partials,
+                                  hu - old.hu + new.hu, junk - (k in plan.banned)))
             out.append(v)
         return out
 
