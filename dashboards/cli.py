@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dashboards import audit as audit_mod
-from dashboards import data, labels
+from dashboards import data, labels, rules_doc
 from replay.cards import Deck
 from replay.record import terminal_text
 
@@ -117,8 +117,8 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
         if rej.height:
             console.print(_t(f"{game_id}: 入库时被拒收 rejected at ingest (not a decodable record)", style="yellow"))
             for r in rej.iter_rows(named=True):
-                console.print(_t(f"  {r['source_file']}:{r['source_line']}  {labels.error_label(r['code'])}  "
-                                   f"[{r['rule']}]  {r['message']}"))
+                console.print(_t(f"  {r['source_file']}:{r['source_line']}  {labels.error_label(r['code'])} · "
+                                   f"{rules_doc.rule_name(r['rule'])} · {r['message']}"))
                 size = r.get("raw_bytes")
                 console.print(_t(f"  原文 raw ({size if size is not None else '?'} bytes): {r.get('raw') or ''}",
                                    style="dim"))
@@ -141,7 +141,8 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
         body = Text("无效 invalid\n", style="bold red")
         for e in errors:
             where = "record" if e.get("step") is None else f"step {e['step']}"
-            body.append(terminal_text(f"{labels.error_label(e.get('code'))} [{e.get('rule')}] {where}") + "\n", style="red")
+            body.append(terminal_text(f"{labels.error_label(e.get('code'))} · {rules_doc.rule_name(e.get('rule'))} · "
+                                      f"{where}") + "\n", style="red")
             body.append(terminal_text(f"  {e.get('message')}") + "\n")
         console.print(Panel(body, title="裁定 verdict", expand=False))
     if a["note"]:
@@ -174,8 +175,8 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
         if err_idx is not None:
             e = steps[err_idx].get("error") or (errors[0] if errors else {})
             console.print(_t(f"首个错误 first failing step {steps[err_idx]['step']}: "
-                               f"{labels.error_label(e.get('code'))} [{e.get('rule')}] {e.get('message')}",
-                               style="bold red"))
+                               f"{labels.error_label(e.get('code'))} · {rules_doc.rule_name(e.get('rule'))} · "
+                               f"{e.get('message')}", style="bold red"))
 
     if a.get("explain"):  # the explanation compares term by term: no second table
         _print_explanation(console, a["explain"], deck)
@@ -196,6 +197,13 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
     console.print(t)
 
 
+def _rule_line(line: str) -> str:
+    """A rule line of the explanation as the audit page names it: the rule and the section of its
+    doc (``坎 大 6 小 3 · §Winning shape and 胡``), the seed's number and the repository path taken off."""
+    text, doc, section = rules_doc.split_line(line)
+    return text if doc is None else f"{text} · {rules_doc.where(doc, section)}"
+
+
 def _print_explanation(console: Console, ex: dict[str, Any], deck: Deck) -> None:
     """The dispute explanation (:func:`dashboards.audit.explanation`): the split, the worked sums,
     term by term, and where claim and engine part. Values from the log are rich ``Text``."""
@@ -205,13 +213,14 @@ def _print_explanation(console: Console, ex: dict[str, Any], deck: Deck) -> None
     console.print(_t(f"结算争议 why the settlement is disputed — the engine judges step {ex['step']} "
                        f"(seat {ex['seat']}'s 胡) as in replay", style="bold"))
     if x["refused"]:
-        console.print(_t(f"引擎不认这个胡 the engine refuses the claimed 胡 [{x['rule']}]: {x['refused']}", style="bold red"))
+        console.print(_t(f"引擎不认这个胡 the engine refuses the claimed 胡 · {rules_doc.rule_name(x['rule'])}: "
+                         f"{x['refused']}", style="bold red"))
     if x["groups"]:
         t = Table(title=f"计算的胡牌拆分 computed split ({pu} per group, rule line)")
         for col in ("种类 kind", "牌 cards", pu, "来自 from", "规则 rule"):
             t.add_column(col, overflow="fold")
         for g in x["groups"]:
-            t.add_row(_t(g["kind"]), _t(g["cards"]), _t(str(g["points"])), _t(g["from"]), _t(g["rule"]))
+            t.add_row(_t(g["kind"]), _t(g["cards"]), _t(str(g["points"])), _t(g["from"]), _t(_rule_line(g["rule"])))
         console.print(t)
     if x["points_sum"]:
         console.print(_t(f"{pu}: {x['points_sum']}  (申报 claimed {ex['points']['claimed']})"))

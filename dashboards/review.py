@@ -3,7 +3,8 @@ expected-value bot, and a player's recent games reviewed, for the pages to show.
 
 - :func:`game_review` / :func:`player_reviews`: cached data (``st.cache_data``), keyed on the
   warehouse's snapshot (:func:`snapshot`), so a review is computed once per snapshot;
-- :func:`render_review`: the summary and the per-decision table of one review;
+- :func:`render_review`: the summary and the per-decision table of one review (the decision at
+  the step being viewed marked), :func:`at_step`: that decision in one line;
 - :func:`player_figure` / :func:`render_player_reviews`: match rate and W lost per game.
 
 Every string from a log (game id, player id, messages) goes through ``ui.lit`` in Markdown; the
@@ -20,7 +21,7 @@ import streamlit as st
 
 from analytics import names
 from analytics import review as ar
-from dashboards import data, ui
+from dashboards import data, rules_doc, ui
 from replay import variants
 from replay.review import Review
 
@@ -67,10 +68,26 @@ def _w(x: float | None) -> str:
     return "—" if x is None else f"{x:.3f}"
 
 
-def render_review(review: Review) -> None:
+def at_step(review: Review, step: int) -> str | None:
+    """The seat's decision at ``step`` in one Markdown line (what it played, what the bot prefers,
+    the gap in W), or None when ``step`` is not one of its decisions."""
+    d = next((d for d in review.decisions if d.step == step), None)
+    if d is None:
+        return None
+    deck = variants.get(review.variant).deck
+    unit = names.units_unit(review.variant)
+    head = f"**第 {step} 步 step {step}** · 座位 seat {review.seat} 的决策 decision: 打出 played " + ui.lit(
+        ar.event_text(d.played, deck))
+    if d.match:
+        return head + f" — 与机器人相同 as the bot chooses (W {_w(d.played_w)} {unit})"
+    return (head + " · 机器人选 the bot prefers " + ui.lit(ar.event_text(d.bot, deck))
+            + f" — 差 gap {_w(d.gap)} {unit} (W {_w(d.played_w)} → {_w(d.bot_w)})")
+
+
+def render_review(review: Review, step: int | None = None) -> None:
     """One review: a sentence, three figures (match rate, W lost, decisions), the costliest
     decisions, then every decision in a table (step, decision, played, the bot's choice, their W,
-    the gap)."""
+    the gap), the decision at ``step`` marked ▶."""
     r = review
     lit = ui.lit
     deck = variants.get(r.variant).deck
@@ -80,7 +97,7 @@ def render_review(review: Review) -> None:
     if r.error is not None:
         e = r.error
         st.warning(f"日志在第 {int(e['step'])} 步违规 the log breaks a rule at step {int(e['step'])}: "
-                   f"{lit(e['code'])} [{lit(e['rule'])}] {lit(e['message'])} — 复盘止于此 reviewed up to there")
+                   f"{lit(e['code'])} · {rules_doc.rule_name(e['rule'], lit)} · {lit(e['message'])} — 复盘止于此 reviewed up to there")
     if not r.decisions:
         st.info("这一座没有可复盘的决策 No decision to review for this seat (a discard among two kinds or more, "
                 "an optional claim).")
@@ -96,11 +113,13 @@ def render_review(review: Review) -> None:
             f"- 第 {d.step} 步 step {d.step}: 打出 played {lit(ar.event_text(d.played, deck))}, "
             f"机器人 the bot {lit(ar.event_text(d.bot, deck))} — 差 gap {_w(d.gap)} {unit}" for d in cost))
     frame = ar.decisions_frame(r, deck)
+    frame.insert_column(0, pl.Series(" ", ["▶" if d.step == step else "" for d in r.decisions], pl.String))
     st.dataframe(frame.rename({"step": "步 step", "decision": "决策 decision", "played": "打出 played",
                                "bot": "机器人 ev bot", "w_played": "W played", "w_bot": "W bot", "gap": "差 gap",
                                "match": "同 same"}),
-                 hide_index=True, column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                                 for c in ("W played", "W bot", "差 gap")})
+                 hide_index=True, column_config={" ": st.column_config.TextColumn(width=30),
+                                                 **{c: st.column_config.NumberColumn(format="%.3f")
+                                                    for c in ("W played", "W bot", "差 gap")}})
     st.caption(f"W: the bot's value of the hand a choice leaves — the settlement of its waits ({unit}, as the "
                "seat is paid), weighted by the unseen copies of each winning card; 0 for a hand not ready. "
                "What the bot does not model: docs/review.md.")
@@ -108,18 +127,21 @@ def render_review(review: Review) -> None:
 
 def player_figure(frame: pl.DataFrame) -> Any:
     """Match rate (line, 0–100%) over W lost (bars) per reviewed game, oldest first (``frame``:
-    :func:`player_reviews`)."""
-    df = frame.with_row_index("game", offset=1).with_columns(pl.col("started_at").cast(pl.String).str.slice(0, 16))
+    :func:`player_reviews`); a click on a game opens its review on the audit page."""
+    df = frame.with_row_index("game", offset=1).with_columns(
+        pl.col("started_at").cast(pl.String).str.slice(0, 16),
+        pl.struct("game_id", "seat").map_elements(lambda r: ui.url("audit", game=r["game_id"], review=r["seat"]),
+                                                  return_dtype=pl.String).alias("href"))
     x = alt.X("game:O", title="对局 game (oldest first)", axis=alt.Axis(labelAngle=0))
     tips = [alt.Tooltip("game_id:N", title="对局 game"), alt.Tooltip("started_at:N", title="开始 started"),
             alt.Tooltip("match_rate:Q", title="same as the bot", format=".0%"),
             alt.Tooltip("ev_lost:Q", title="W lost", format=".3f"), alt.Tooltip("decisions:Q", title="decisions")]
-    rate = alt.Chart(df).mark_line(point=True, color="#2e5e8c").encode(
-        x=x, y=alt.Y("match_rate:Q", title="与机器人相同 same as the bot", scale=alt.Scale(domain=[0, 1]),
+    rate = alt.Chart(df).mark_line(point=alt.OverlayMarkDef(cursor="pointer"), color="#2e5e8c").encode(
+        x=x, href="href:N", y=alt.Y("match_rate:Q", title="与机器人相同 same as the bot", scale=alt.Scale(domain=[0, 1]),
                      axis=alt.Axis(format="%", titleAngle=0, titleAlign="left", titleAnchor="end", titleY=-8)),
         tooltip=tips).properties(height=180)
-    lost = alt.Chart(df).mark_bar(color="#b23a2e").encode(
-        x=x, y=alt.Y("ev_lost:Q", title="W 损失 lost",
+    lost = alt.Chart(df).mark_bar(color="#b23a2e", cursor="pointer").encode(
+        x=x, href="href:N", y=alt.Y("ev_lost:Q", title="W 损失 lost",
                      axis=alt.Axis(titleAngle=0, titleAlign="left", titleAnchor="end", titleY=-8)),
         tooltip=tips).properties(height=140)
     return alt.vconcat(rate, lost)
@@ -134,5 +156,5 @@ def render_player_reviews(frame: pl.DataFrame, variant: str | None = None) -> No
     unit = names.units_unit(variant) if variant else "score"
     st.caption(f"近 {frame.height} 局 last {frame.height} games: same as the ev bot at {matches} of {decisions} "
                f"decisions ({_pct(matches / decisions if decisions else None)}), W lost {_w(frame['ev_lost'].sum())} "
-               f"{unit} in all — docs/review.md")
+               f"{unit} in all; a click on a game opens its review on the audit page — docs/review.md")
     st.altair_chart(player_figure(frame), width="stretch")

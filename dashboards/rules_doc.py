@@ -134,6 +134,20 @@ def rule(full_id: str) -> Rule | None:
     return None
 
 
+def rule_name(full_id: object, esc: Callable[[str], str] = str) -> str:
+    """A verdict's rule as the audit page and ``paipu audit`` name it: ``规则 rule guilin.turn turn
+    order``, the id (through ``esc``) and its doc's name for it. The core ids' table names an error
+    code, which the verdict says already, so those show the id alone, as does an id no doc defines."""
+    r = rule(str(full_id)) if full_id else None
+    name = "" if r is None or r.name.startswith("`") else f" {r.name}"
+    return f"规则 rule {esc(str(full_id) if full_id else '—')}{name}"
+
+
+def where(doc: str, section: str | None) -> str:
+    """Where in its doc a rule line is said, as the audit names it: ``§Section``, else the doc's title."""
+    return f"§{section}" if section else title(doc)
+
+
 def split_line(line: str) -> tuple[str, str | None, str | None]:
     """A rule line as ``(rule text, doc, section title)``: the trailing ``(seed §…; docs/rules/<doc>.md
     §Section)`` taken off and resolved; ``(line, None, None)`` when the line cites no doc."""

@@ -3,10 +3,11 @@ demo warehouse and a deep link of each kind, fails on any Streamlit exception sh
 asserts what each page must show — the dispute in plain words, the split table and the differing
 term on a disputed game, one variant in scope (and another from the URL), Chinese labels, a player
 under 100 games with every rate and the recent-games table, a table's session, a seat's view of the
-board, the board in view on a ``?step=`` link, stepping with → / ← and the buttons, the whole action
-list jumping to a step, and no table cut off at the right edge at 1,400 px. A screenshot of each lands in
-``build/screenshots/`` (``make test`` leaves the tracked tree unchanged); to refresh the ones in
-``docs/screenshots/`` on purpose::
+board, a seat's decision review opened from its link (``&review=SEAT``) with its table of decisions,
+the board in view on a ``?step=`` link, stepping with → / ← and the buttons, the whole action list
+jumping to a step, a player's decision review drawn on request, and no table cut off at the right
+edge at 1,400 px. A screenshot of each lands in ``build/screenshots/`` (``make test`` leaves the
+tracked tree unchanged); to refresh the ones in ``docs/screenshots/`` on purpose::
 
     PAIPU_SCREENSHOTS=docs/screenshots .venv/bin/python -m pytest tests/test_browser.py
 
@@ -90,6 +91,9 @@ def _pages(demo) -> list[tuple[str, str, list[str]]]:
          ["shown after step 4", "rest of the wall (18", "扫 sao"]),
         ("audit-seat-view", "audit?game=example-guilin-1&step=4&seat=0",
          ["Seat 0's view", "手牌 hand (17) — 这个视角看不到 not visible from this seat", "手牌 hand (20)"]),
+        ("audit-review", "audit?game=example-guilin-1&step=2&review=1",
+         ["决策复盘 decision review", "座位 seat 1 的决策 decision", "与机器人相同 as the bot chooses",
+          "决策复盘 Decision review · 座位 seat 1", "与机器人相同 same as the bot", "100%"]),
         ("rules", "rules?doc=guilin&section=Winning shape and 胡", ["规则 Rules", "Winning shape and 胡", "开舵"]),
         ("audit-search", "audit?player=ring-a&with=ring-b", ["找到 found"]),
         ("audit-reject", f"audit?file={broken}&line=1", ["拒收的行 Rejected line", "非 JSON bad_json", "{oops"]),
@@ -187,6 +191,15 @@ def test_every_page_in_a_browser(browser, server):
     _settle(page)
     assert "第 2 步 step 2" in page.locator('[data-testid="stMain"]').inner_text()
 
+    # a review link: the review's table of decisions is on the page, below its heading, the step's row marked
+    _open(page, base + "audit?game=example-guilin-1&step=2&review=1")
+    grid = page.locator('[data-testid="stDataFrame"]').first  # the finder is closed: the review's table comes first
+    grid.scroll_into_view_if_needed()
+    head, box = page.locator("#review").bounding_box(), grid.bounding_box()
+    assert head is not None and box is not None and box["y"] > head["y"] and box["height"] > 3 * 35, (head, box)
+    cells = grid.evaluate("e => e.textContent")  # the grid's accessible table: its cells as text
+    assert "吃 小一 (小二 小三)" in cells and "▶2出牌 discard出牌 玖出牌 玖" in cells, cells
+
     # a ?step= link opens with the board in view: the step's line and the first seat at the top of the screen
     _open(page, base + "audit?game=example-guilin-1&step=4")
     main = page.locator('[data-testid="stMain"]')
@@ -217,6 +230,15 @@ def test_every_page_in_a_browser(browser, server):
     page.wait_for_function("id => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(id)",
                            arg=gid, timeout=30_000)
     assert not page.locator('[data-testid="stException"]').count()
+    # the player's decision review, on request: the figure draws, each game a link to its review
+    _open(page, base + "player?player=ring-a")
+    page.get_by_role("button", name="复盘最近 20 局 Review the last 20 games").click()
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stMain\"]').innerText"
+                           ".includes('same as the ev bot at')", timeout=60_000)
+    _settle(page)
+    assert not page.locator('[data-testid="stException"]').count()
+    _shot(page, SHOTS / "player-review.png")
+
     # the audit page of a round links its table's session
     _open(page, base + f"audit?game={demo.ring_games[1]}")
     page.locator('[data-testid="stPageLink"] a').filter(has_text="整场 the whole session").first.click()

@@ -288,3 +288,55 @@ def test_session_and_rules_pages_without_games(monkeypatch, tmp_path):
     at = open_page(monkeypatch, tmp_path, "screens/rules.py", timeout=TIMEOUT)
     assert at.selectbox(key="rules_doc").value == "guilin"
     assert "## 桂林字牌 — `guilin`" in page_text(at)
+
+
+# --- audit: the decision review ------------------------------------------------------------------
+
+def test_the_decision_review_of_the_worked_example(monkeypatch, demo):
+    """example-guilin-1, off by default; turned on it reviews the winner, seat 1 (?review=1). Its two
+    decisions are the bot's: at step 1 it takes 小一 with 小二 小三 (吃), at step 2 discards 玖, keeping
+    小四…小九, 壹 贰 贰 叁 肆 肆 肆 伍 陆 柒 拾. That hand waits on 柒 (贰柒拾 and 伍陆柒) and 肆 (肆伍陆 and the
+    坎), 21 胡 either way (一二三 3 + 壹贰叁 6 + 坎 6 + 贰柒拾 6): 3 舵, paid by two seats, 6 from a flip or a
+    discard and (3 + 1) × 2 = 8 自摸; its own flip of the 4th 肆 is a 扫穿, no 胡. The seat has seen its
+    20 cards and 小一: 59 unseen, 3 柒 and 1 肆 among them. With the bot's weights (own flip 0.3,
+    another's 0.5, a discard 0.2): W = (3 × (2.4 + 3 + 1.2) + 1 × (3 + 1.2)) / 59 = 24/59.
+    Seat 0 (?review=0) made one decision, its first discard, with no ready hand in reach: W 0."""
+    at = _open(monkeypatch, demo, "screens/audit.py", game="example-guilin-1", step="2")
+    assert at.toggle(key="audit_review").value is False and not at.metric
+    at.toggle(key="audit_review").set_value(True).run()
+    assert at.query_params["review"] == "1"
+    assert [m.value for m in at.metric] == ["100%", "0.000", "2"]
+    assert (f"**第 2 步 step 2** · 座位 seat 1 的决策 decision: 打出 played `出牌 玖` — 与机器人相同 as the bot chooses "
+            f"(W {24 / 59:.3f} 舵) · [复盘表 the review ↓](#review)") in [i.value for i in at.info]
+    table = _frame(at, "W bot")
+    assert list(table["步 step"]) == [1, 2] and list(table[" "]) == ["", "▶"]
+    assert list(table["打出 played"]) == ["吃 小一 (小二 小三)", "出牌 玖"] and list(table["同 same"]) == ["✓", "✓"]
+    assert list(table["W played"]) == [pytest.approx(24 / 59)] * 2
+    at = _fresh(monkeypatch, demo, "screens/audit.py", game="example-guilin-1", review="0")
+    assert [m.value for m in at.metric] == ["0%", "0.000", "1"]
+    table = _frame(at, "W bot")
+    assert (list(table["步 step"]), list(table["W played"]), list(table["W bot"])) == ([0], [0.0], [0.0])
+
+
+def test_paipu_audit_names_rules_as_the_audit_page(demo):
+    """`paipu audit` says a verdict's rule by its id and its doc's name, and a split's rule line with
+    its section, without the seed's file number or the repository path."""
+    from typer.testing import CliRunner
+
+    from paipu.cli import app
+
+    def audit(gid: str) -> list[str]:
+        res = CliRunner().invoke(app, ["audit", gid, "--warehouse", str(demo.warehouse)], env={"COLUMNS": "200"})
+        assert res.exit_code == 0, res.output
+        return res.output.splitlines()
+
+    out = audit(demo.tampered["guilin"])
+    assert ("首个错误 first failing step 3: 未轮到 out_of_turn · 规则 rule guilin.turn turn order · seat 1 must discard "
+            "now, not seat 2 (`discard`)") in out
+    out = audit(demo.disputed["guilin"])
+    assert ("首个错误 first failing step 24: 结算不符 result_mismatch · 规则 rule paipu.result · result.points: claimed 25, "
+            "computed 21") in out
+    kai = next(ln for ln in out if ln.startswith("│ 开舵 kai_duo"))  # the split's row, not the step's
+    assert [c.strip() for c in kai.strip("│ ").split("│")] == [
+        "开舵 kai_duo", "贰 贰 贰 贰", "9", "桌面 table", "开舵 大 9 小 6 · §Winning shape and 胡"]
+    assert not any("docs/rules" in ln or "(001" in ln for ln in out)

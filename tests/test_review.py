@@ -232,14 +232,17 @@ def test_the_command_says_what_is_wrong(ev_games, tmp_path):
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> Path:
     """The hand-made game without a `rules` object, ingested under zimo_bonus=double, and the game
-    won as the bot plays (an hour later), both with seat 0 ``a``."""
+    won as the bot plays (an hour later), both with seat 0 ``a``; and a game of other players whose
+    deal lacks a card (a record-level error: nothing to review)."""
     from ingest.run import ingest
 
     root = tmp_path_factory.mktemp("review-wh")
     lost = game(game_id="lost", started_at="2026-11-01T12:00:00+08:00")
     del lost["rules"]
     won = game("d4", hu_at=6, game_id="won", started_at="2026-11-01T13:00:00+08:00")
-    (root / "games.jsonl").write_text(line(lost) + "\n" + line(won) + "\n", encoding="utf-8")
+    broken = game(game_id="broken", seats=["x", "y", "z"], started_at="2026-11-01T14:00:00+08:00")
+    broken["deal"]["hands"][0] = broken["deal"]["hands"][0][:-1]  # its 大肆
+    (root / "games.jsonl").write_text("".join(line(g) + "\n" for g in (lost, won, broken)), encoding="utf-8")
     ingest([root / "games.jsonl"], root / "wh", workers=1, progress=False, defaults={"guilin": {"zimo_bonus": "double"}})
     return root
 
@@ -328,3 +331,91 @@ def test_the_review_renders_with_log_text_as_text():
     table = at.dataframe[0].value
     assert list(table["步 step"]) == [0, 4] and list(table["同 same"]) == ["✗", "✗"]
     assert "same as the ev bot at 2 of 4 decisions (50%), W lost 0.900 舵" in at.caption[1].value
+
+
+# --- the review on the audit and player pages ---------------------------------------------------
+
+# the stored game `lost` under zimo_bonus=double (above): W given up at step 0 and at step 4
+W0, W4 = 4 * 10.4 / 59, 3 * 7.8 / 56
+
+
+def _page(monkeypatch, warehouse, page: str, **params: str):
+    from apptest_util import open_page
+
+    return open_page(monkeypatch, warehouse / "wh", page, **params)
+
+
+def _said(at) -> list[str]:
+    """The review's line at the step (the page's other notes left out: this record claims no result)."""
+    return [i.value for i in at.info if "[复盘表 the review ↓](#review)" in i.value]
+
+
+def test_the_audit_page_reviews_a_seat_at_the_step_viewed(monkeypatch, warehouse):
+    """Off by default; turned on it reviews seat 0 (`lost` is a 荒庄: no winner, no seat's view) and
+    keeps ?review=0 in the URL; at step 0 and step 4 it says the decision there in one line (W and
+    gap as worked above), at step 2 that there is none and which step comes next; the table marks
+    the step's row."""
+    at = _page(monkeypatch, warehouse, "screens/audit.py", game="lost", step="0")
+    toggle = at.toggle(key="audit_review")
+    assert toggle.value is False and "review" not in at.query_params and not at.metric
+    toggle.set_value(True).run()
+    assert not at.exception and at.query_params["review"] == "0"
+    assert [m.value for m in at.metric] == ["0%", f"{W0 + W4:.3f}", "2"]
+    assert _said(at) == [
+        f"**第 0 步 step 0** · 座位 seat 0 的决策 decision: 打出 played `出牌 小一` · 机器人选 the bot prefers `出牌 肆` — "
+        f"差 gap {W0:.3f} 舵 (W 0.000 → {W0:.3f}) · [复盘表 the review ↓](#review)"]
+    assert "决策复盘 Decision review · 座位 seat 0" in [h.value for h in at.subheader]
+    at.query_params["step"] = "4"
+    at.run()
+    assert _said(at) == [
+        f"**第 4 步 step 4** · 座位 seat 0 的决策 decision: 打出 played `过` · 机器人选 the bot prefers "
+        f"`吃 小二 (小二 贰)` — 差 gap {W4:.3f} 舵 (W 0.000 → {W4:.3f}) · [复盘表 the review ↓](#review)"]
+    table = next(d.value for d in at.dataframe if "W bot" in d.value.columns)
+    assert list(table[" "]) == ["", "▶"] and list(table["步 step"]) == [0, 4]
+    at.query_params["step"] = "2"
+    at.run()
+    assert _said(at) == []
+    assert ("第 2 步不是座位 0 的决策 Step 2 is no decision of seat 0 · 下一个 next: 第 4 步 step 4 · "
+            "[复盘表 the review ↓](#review)") in [c.value for c in at.caption]
+
+
+def test_the_review_link_seat_default_and_errors(monkeypatch, warehouse):
+    """?review=SEAT opens it on that seat; turned on from a seat's view it reviews that seat; a seat
+    the game lacks falls back (said); a game whose deal lacks a card says so in a plain line."""
+    at = _page(monkeypatch, warehouse, "screens/audit.py", game="won", step="0", review="0")
+    assert at.toggle(key="audit_review").value is True and at.selectbox(key="audit_review_seat").value == 0
+    assert [m.value for m in at.metric] == ["100%", "0.000", "2"]
+    at.toggle(key="audit_review").set_value(False).run()
+    assert "review" not in at.query_params and not at.metric
+    at = _page(monkeypatch, warehouse, "screens/audit.py", game="won", step="0", seat="1")
+    at.toggle(key="audit_review").set_value(True).run()
+    assert at.query_params["review"] == "1" and at.selectbox(key="audit_review_seat").value == 1
+    at.selectbox(key="audit_review_seat").set_value(2).run()
+    assert at.query_params["review"] == "2"
+    at = _page(monkeypatch, warehouse, "screens/audit.py", game="won", review="7")
+    assert at.selectbox(key="audit_review_seat").value == 0
+    assert any("the link's `review` is not a seat of this game: `7` — reviewing seat 0." in c.value for c in at.caption)
+    at = _page(monkeypatch, warehouse, "screens/audit.py", game="broken", review="0")
+    assert [i.value for i in at.info if "reviewed" in i.value] == [
+        "这局不能复盘 This game cannot be reviewed: `game broken: deck_mismatch [paipu.deck]: hands + wall are not "
+        "the 80-card deck (card have/want: d4 3/4)`"]
+    assert not at.metric
+
+
+def test_the_player_page_reviews_the_last_games_on_request(monkeypatch, warehouse):
+    """Nothing is reviewed until asked; then player a's two stored games, oldest first: `lost` (0 of
+    2 as the bot, W0 + W4 given up) and `won` (2 of 2), each point linked to its review."""
+    import pyarrow as pa
+
+    at = _page(monkeypatch, warehouse, "screens/player.py", player="a")
+    assert not at.get("vega_lite_chart") or all("review=" not in str(c.proto.spec) for c in at.get("vega_lite_chart"))
+    assert not any("same as the ev bot" in c.value for c in at.caption)
+    at.button(key="player_review").click().run()
+    assert not at.exception
+    assert (f"近 2 局 last 2 games: same as the ev bot at 2 of 4 decisions (50%), W lost {W0 + W4:.3f} 舵 in all; a "
+            "click on a game opens its review on the audit page — docs/review.md") in [c.value for c in at.caption]
+    chart = next(c for c in at.get("vega_lite_chart") if "match_rate" in c.proto.spec)
+    data = pa.ipc.open_stream(chart.proto.datasets[0].data.data).read_all()
+    assert data.column("href").to_pylist() == ["audit?game=lost&review=0", "audit?game=won&review=0"]
+    assert data.column("match_rate").to_pylist() == [0.0, 1.0]
+    assert data.column("ev_lost").to_pylist() == [pytest.approx(W0 + W4), 0.0]

@@ -3,15 +3,19 @@ words; the board at every step (←/→ or the arrow keys step through it, ``?st
 auditor sees it or as one seat saw it; why a disputed settlement differs (the engine's split group by
 group with the card another seat gave, the worked sum, the term that differs, each rule named and
 linked to the Rules page), the whole action list, and claimed vs computed result; rejected lines
-opened raw.
+opened raw. The decision review (docs/review.md, off by default) sets one seat's every decision beside
+the expected-value bot's, the one at the step viewed said above the board and marked in its table.
 
-Deep links: ``/audit?game=ID&step=N&seat=S`` (``seat``: that seat's view); a rejected line
+Deep links: ``/audit?game=ID&step=N&seat=S&review=R`` (``seat``: that seat's view; ``review``: the
+decision review of seat R); a rejected line
 ``/audit?file=PATH&line=N``; ``&as_of=SNAPSHOT`` (a DuckLake snapshot id or a time) shows the game as
 the warehouse held it then. Ids and paths are only ever bound query parameters. The game's
 header links its table's session (``/session?table=…``).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pandas as pd
 import polars as pl
@@ -178,12 +182,14 @@ if not game:
 
 # spec §2: ids are 1–128 chars; a longer one cannot exist, so it never reaches the cache or DuckDB
 as_of = str(st.query_params.get("as_of", "")).strip()  # ?as_of=SNAPSHOT|TIME: the warehouse as it was then
+as_of_snap = None
 if as_of:
     from dashboards import data
     from ingest.warehouse import parse_as_of
 
     try:
-        con = data.connect(c.path, snapshot=parse_as_of(as_of))
+        as_of_snap = parse_as_of(as_of)
+        con = data.connect(c.path, snapshot=as_of_snap)
     except Exception as e:  # not a snapshot id or a time, no such snapshot, or not a DuckLake warehouse
         st.warning("无法读取该快照 Cannot read the warehouse as of " + ui.lit(as_of) + ": " + ui.lit(str(e)[:300]))
         st.stop()
@@ -212,11 +218,10 @@ record = a["record"]
 def rule_ref(rid: object) -> str:
     """A rule as a player reads it: its id, the name its rules doc gives it, and a link to that row
     of the doc on the Rules page (an id no doc defines is shown as it came)."""
-    r = rules_doc.rule(str(rid)) if rid else None
-    if r is None:
-        return "规则 rule " + ui.lit(rid or "—")
-    name = "" if r.name.startswith("`") else f" {r.name}"  # the core ids' table names an error code, said already
-    return f"规则 rule {ui.lit(rid)}{name} ([规则文档 rules doc]({ui.url('rules', rule=rid)}))"
+    named = rules_doc.rule_name(rid, ui.lit)
+    if not rid or rules_doc.rule(str(rid)) is None:
+        return named
+    return f"{named} ([规则文档 rules doc]({ui.url('rules', rule=rid)}))"
 
 
 def rule_line(line: str) -> str:
@@ -225,8 +230,7 @@ def rule_line(line: str) -> str:
     text, doc, section = rules_doc.split_line(line)
     if doc is None:
         return text
-    where = f"§{section}" if section else rules_doc.title(doc)
-    return f"{text} · [{where}]({ui.url('rules', doc=doc, section=section)})"
+    return f"{text} · [{rules_doc.where(doc, section)}]({ui.url('rules', doc=doc, section=section)})"
 
 
 st.subheader("对局 Game " + ui.lit(game))
@@ -317,6 +321,68 @@ def seat_panel(seat: dict, acting: object, viewer: int | None) -> str:
             + "</div>")
 
 
+def review_controls(n_seats: int, viewer: int | None, step: int) -> Any:
+    """The decision review's toggle and seat (``?review=SEAT`` keeps it open on that seat; by default
+    the seat of the view, else the winner, else seat 0) and, when it is on, the seat's decision at
+    ``step`` in one line. Returns the seat's ``replay.review.Review``, or None (off, or not reviewable:
+    said in a plain message)."""
+    winner = (a["computed"] or {}).get("winner", row.get("winner"))
+    default = viewer if viewer is not None else winner if isinstance(winner, int) and 0 <= winner < n_seats else 0
+    want = ui.qp("review", 8)
+    seat = int(want) if want.isdigit() and int(want) < n_seats else None
+    mark = "_audit_review_qp"
+    if ss.get(mark) != (game, want) or "audit_review" not in ss:  # a deep link, or another game
+        ss["audit_review"] = bool(want)
+        ss["audit_review_seat"] = default if seat is None else seat
+        ss[mark] = (game, want)
+
+    def _toggled() -> None:
+        if ss.get("audit_review"):
+            ss["audit_review_seat"] = default
+            st.query_params["review"] = str(default)
+        else:
+            st.query_params.pop("review", None)
+        ss[mark] = (game, ui.qp("review", 8))
+
+    def _seat() -> None:
+        st.query_params["review"] = str(ss["audit_review_seat"])
+        ss[mark] = (game, str(ss["audit_review_seat"]))
+
+    cols = st.columns([1.2, 2.4], vertical_alignment="center")
+    on = cols[0].toggle("决策复盘 decision review", key="audit_review", on_change=_toggled,
+                        help="这一座的每个决策（出牌、可选的吃碰）与期望值机器人相比 — each decision of one seat (a discard, "
+                             "an optional claim) beside the expected-value bot's choice from the same view (docs/review.md)")
+    if not on:
+        return None
+    cols[1].selectbox("复盘座位 seat reviewed", list(range(n_seats)), key="audit_review_seat", on_change=_seat,
+                      label_visibility="collapsed",
+                      format_func=lambda v: f"复盘 review: 座位 seat {v} "
+                      + (labels.plain(names[v])[:24] if v < len(names) else ""))
+    if want and seat is None:
+        st.caption(f":material/warning: 链接里的 review 不是这局的座位 the link's `review` is not a seat of this game: "
+                   f"{ui.lit(want)} — reviewing seat {ss['audit_review_seat']}.")
+    from dashboards import review as dr
+    from replay.review import ReviewError
+
+    try:
+        got = dr.game_review(c.path, as_of_snap if as_of else dr.snapshot(c), game, int(ss["audit_review_seat"]))
+    except ReviewError as e:
+        st.info("这局不能复盘 This game cannot be reviewed: " + ui.lit(str(e)[:300]))
+        return None
+    if got is None:
+        st.info("数据仓库里没有这局 The warehouse holds no such game to review.")
+        return None
+    said = dr.at_step(got, step)
+    if said:
+        st.info(said + " · [复盘表 the review ↓](#review)", icon=":material/psychology:")
+    else:
+        later = [d.step for d in got.decisions if d.step > step]
+        st.caption(f"第 {step} 步不是座位 {got.seat} 的决策 Step {step} is no decision of seat {got.seat}"
+                   + (f" · 下一个 next: 第 {later[0]} 步 step {later[0]}" if later else "")
+                   + " · [复盘表 the review ↓](#review)")
+    return got
+
+
 steps = a["steps"]
 viewer: int | None = None
 if steps:
@@ -366,7 +432,7 @@ if steps:
             help="一个座位当时能看到的：自己的手牌，所有人的牌桌和弃牌；别人的手牌只显示张数 — what one seat could see "
                  "then: its own hand, every meld and discard; the other hands only as a count")
     viewer = int(picked) if picked else None
-    view_extra = st.container()  # room for further views of the board (toggles, overlays)
+    view_extra = st.container()  # the decision review's toggle and its line at this step (filled below)
     if hi > lo:
         st.slider("步骤 step (-1 = 发牌后 after the deal)", lo, hi, key=key, label_visibility="collapsed",
                   help="步骤 step; -1 = 发牌后 after the deal")
@@ -375,6 +441,8 @@ if steps:
     ss[mark] = str(step)
     raw_snap = by_step.get(step) or max((s for s in steps if s["step"] <= step), key=lambda s: s["step"])
     snap = audit_mod.seat_view(raw_snap, viewer, deck)
+    with view_extra:
+        review = review_controls(n_seats, viewer, step)
 
     ev = snap.get("event")
     if ev is None:
@@ -436,6 +504,12 @@ if steps:
     if rest is not None:
         st.markdown(f'<div><small>牌墙余牌 rest of the wall ({len(rest)}, 下一张在前 next card first)</small><br>'
                     f'{labels.cards_html(rest, deck, "— 空 empty")}</div>', unsafe_allow_html=True)
+
+    if review is not None:
+        from dashboards import review as dr
+
+        st.subheader(f"决策复盘 Decision review · 座位 seat {review.seat}", anchor="review")
+        dr.render_review(review, step)
 
     acts = audit_mod.action_rows(record, deck, row["variant"], viewer)
     if acts:

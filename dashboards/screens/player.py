@@ -1,7 +1,8 @@
 """玩家 Player: one player's record in the variant (and seat count) in scope — rates with their
 intervals and percentiles, the openskill rating over time, recent form, hand types, 醒, opponents,
 biggest wins and losses (modelled on 雀魂牌谱屋 and lichess insights). The sidebar's dates narrow
-every figure (the rating is rated over the games in those dates).
+every figure (the rating is rated over the games in those dates) except the decision review of
+their last 20 games of the variant (docs/review.md), computed when asked for: a replay per game.
 
 Deep link: ``/player?player=ID`` (with the sidebar's ``variant``, ``seats``, ``from``, ``to``). The
 id is only ever a bound query parameter.
@@ -109,6 +110,25 @@ else:
     st.caption("95% 区间 intervals (率 rates: Wilson; 均值 means: normal); 全体 variant mean = every seat of this "
                "variant in scope.")
 summary_extra = st.container()  # room under the summary for further per-player figures
+
+# --- the decision review of their last games (docs/review.md): a review per game, so on request ---
+REVIEWED = 20
+with summary_extra:
+    asked = f"_player_review::{player}::{variant}"
+    st.markdown("**决策复盘 Decision review**")
+    st.caption(f"这位玩家最近 {REVIEWED} 局（本玩法的有效对局）逐个决策与期望值机器人比较 — the player's last {REVIEWED} "
+               "valid games of this variant (tuning experiments left out, whatever the sidebar's dates), each replayed "
+               "at their seat beside the expected-value bot: per game the share of decisions where they chose as the "
+               "bot and the W they gave up (the bot's value of a hand, in the game's units). It measures the distance "
+               "to one simple bot, not to good play: only ready hands have a value, discards are not weighed for "
+               "danger, a claim is judged one step ahead (the limits: docs/review.md).")
+    if not ss.get(asked):
+        st.button(f"复盘最近 {REVIEWED} 局 Review the last {REVIEWED} games", key="player_review",
+                  icon=":material/psychology:", on_click=lambda: ss.__setitem__(asked, True))
+    else:
+        from dashboards import review as dr
+
+        dr.render_player_reviews(dr.player_reviews(c.path, dr.snapshot(c), player, REVIEWED, variant), variant)
 
 # --- rating (openskill Plackett–Luce, per variant, over time) ---
 board = call("players.ratings", f)
