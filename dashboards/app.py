@@ -13,7 +13,8 @@ Pages (url_path, deep-link parameters):
   (``/hand-types``), 精·個子·定庄 Family figures (``/families``), 调规则 Rule tuning
   (``/tuning?exp=ID`` or ``&mode=rulesets&a=R&b=R``), 服务器一致性 Server conformance
   (``/conformance?fit=1&n=N``: ``paipu fit`` of the stored games), 公平性 Fairness (``/fairness``);
-- auditors: 对局审计 Game audit (``/audit?game=ID&step=N``; a rejected line ``?file=PATH&line=N``;
+- auditors: 对局审计 Game audit (``/audit?game=ID&step=N&seat=N&review=N``: a seat's view, a seat's decision
+  review; a rejected line ``?file=PATH&line=N``;
   search ``?q=&player=&with=&table=&date=&code=&hand=``), 合谋线索 Collusion leads (``/collusion``);
   规则 Rules (``/rules?doc=VARIANT&section=TITLE`` or ``?rule=VARIANT.ID``: the rules doc the audit page cites);
 - players: 玩家 Player (``/player?player=ID``; without ``variant``, the player's most played), 排行榜 Leaderboard

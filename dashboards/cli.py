@@ -30,12 +30,12 @@ APP = Path(__file__).resolve().parent / "serve.py"  # app.py behind the Host che
 _RICH_COLOURS = {"red": "bold red", "green": "bold green", "black": "bold"}
 
 
-def _warehouse(warehouse: Path, console: Console) -> Path:
-    wh = warehouse.expanduser().resolve()
-    if not wh.is_dir():
-        console.print(_t(f"warehouse not found: {wh}", style="red"))
-        raise typer.Exit(2)
-    return wh
+def _warehouse(command: str, warehouse: Path) -> Path:
+    """``--warehouse``, refused in the one line every command uses (:func:`ingest.cli.need_warehouse`)."""
+    from ingest.cli import need_warehouse
+
+    need_warehouse(command, warehouse)
+    return warehouse.expanduser().resolve()
 
 
 def dashboard_cmd(warehouse: Path = typer.Option(..., "--warehouse", help="warehouse folder written by `paipu ingest`"),
@@ -47,7 +47,7 @@ def dashboard_cmd(warehouse: Path = typer.Option(..., "--warehouse", help="wareh
     127.0.0.1 and HOST are answered (any IP address too when HOST is 0.0.0.0 or ::)."""
     import streamlit
 
-    wh = _warehouse(warehouse, Console(stderr=True))
+    wh = _warehouse("dashboard", warehouse)
     if not hasattr(streamlit, "App"):  # the Host check is st.App middleware: never serve without it
         Console(stderr=True).print(_t(f"paipu dashboard needs Streamlit with st.App (installed: "
                                       f"{streamlit.__version__}); upgrade it: pip install -U streamlit", style="red"))
@@ -99,7 +99,7 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
     from ingest.warehouse import parse_as_of
 
     console = Console(highlight=False)
-    wh = _warehouse(warehouse, console)
+    wh = _warehouse("audit", warehouse)
     try:
         snap = parse_as_of(as_of) if as_of is not None else None
     except ValueError:

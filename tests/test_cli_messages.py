@@ -101,6 +101,8 @@ def test_analytics_commands_name_a_missing_path_and_warehouse(tmp_path):
     assert _say("fit", str(gone), "--variant", "guilin") == (2, f"paipu fit: file or folder {gone}: does not exist\n")
     assert _say("review", "g1", "--seat", "0", "--warehouse", str(wh)) == (
         2, f"paipu review: warehouse {wh}: does not exist\n")
+    assert _say("audit", "g1", "--warehouse", str(wh)) == (2, f"paipu audit: warehouse {wh}: does not exist\n")
+    assert _say("dashboard", "--warehouse", str(wh)) == (2, f"paipu dashboard: warehouse {wh}: does not exist\n")
     assert _say("review", str(gone), "--seat", "0") == (
         2, f"paipu review: file {gone}: does not exist (to review a game stored in a warehouse, give --warehouse DIR)\n")
     assert not wh.exists()
