@@ -101,7 +101,7 @@ def test_a_lost_data_file_is_one_message_everywhere_and_check_repairs_it(tmp_pat
     for name, args in commands.items():
         _fails_naming(_run(args), lost, wh, name)
 
-    for page in PAGES:  # every page says so, none raises
+    for page in [p for p in PAGES if p != "screens/rules.py"]:  # every page of data says so (Rules reads only docs)
         at = open_page(monkeypatch, wh, page)
         text = _flat(page_text(at))
         assert "missingordamaged" in text and str(lost) in text and f"paipucheck--warehouse{wh}--repair" in text, page
