@@ -338,7 +338,14 @@ def percentile(p: float | None) -> str:
     if p is None:
         return "—"
     k = round(100 * p)
-    return f"第 {k} 百分位 {k}th pct"
+    return f"第 {k} 百分位 {k}{_ordinal(k)} pct"
+
+
+def _ordinal(k: int) -> str:
+    """The English ordinal suffix of ``k``: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 41st."""
+    if k % 100 in (11, 12, 13):
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
 
 
 # --- sidebar: one variant at a time, every filter in the URL --------------------------------------

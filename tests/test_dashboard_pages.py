@@ -515,3 +515,11 @@ def test_sql_injection_through_page_parameters(monkeypatch, demo):
         assert at.metric  # the fallback comparison is shown
     for page in ("screens/fairness.py", "screens/collusion.py", "screens/hand_types.py", "screens/overview.py"):
         _open(monkeypatch, demo.warehouse, page, player=EVIL, game=EVIL, variant=EVIL)
+
+
+def test_a_percentile_is_spelled_with_its_english_ordinal():
+    from dashboards.ui import percentile
+
+    assert [percentile(p) for p in (0.01, 0.02, 0.03, 0.11, 0.13, 0.41, 0.42, 1.0, None)] == [
+        "第 1 百分位 1st pct", "第 2 百分位 2nd pct", "第 3 百分位 3rd pct", "第 11 百分位 11th pct",
+        "第 13 百分位 13th pct", "第 41 百分位 41st pct", "第 42 百分位 42nd pct", "第 100 百分位 100th pct", "—"]
