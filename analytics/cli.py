@@ -205,11 +205,15 @@ def report_cmd(
 ) -> None:
     """Print the warehouse report: 胡率 win rate, 荒庄 draw rate, 自摸 / 点炮, 番型, 醒, 胡, 舵, players.
 
-    Exit status 2 when the warehouse folder does not exist; 1 when its catalog cannot be opened.
+    Exit status 2 when the warehouse folder does not exist or holds no warehouse, or the variant is
+    unknown; 1 when its catalog cannot be opened.
     """
     from ingest.cli import need_warehouse
+    from replay.words import need_variant
 
-    need_warehouse("report", warehouse)
+    need_warehouse("report", warehouse, games=True)
+    if variant is not None:
+        need_variant("report", variant)
     try:
         con = connect(warehouse)
     except ValueError as e:

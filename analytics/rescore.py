@@ -584,10 +584,12 @@ def rescore_cmd(
     1 when the warehouse cannot be read (its catalog cannot be opened).
     """
     from ingest.cli import need_warehouse
+    from replay.words import need_variant
 
     console = Console(highlight=False)
     d0, d1 = _date(since, "--since"), _date(until, "--until")
-    need_warehouse("rescore", warehouse)
+    need_warehouse("rescore", warehouse, games=True)
+    need_variant("rescore", variant)
     try:
         res = run(warehouse, variant, b, ruleset=ruleset, since=d0, until=d1, players=players, workers=workers,
                   console=None if as_json else Console(stderr=True), rules=rules)

@@ -22,22 +22,26 @@ from replay.record import source_path, terminal_text
 from replay.words import MISSING, need, refuse
 
 
-def need_warehouse(command: str, warehouse: Path, *, lake: bool = False) -> None:
+def need_warehouse(command: str, warehouse: Path, *, lake: bool = False, games: bool = False) -> None:
     """Refuse ``--warehouse`` in one line (:func:`replay.words.refuse`, exit 2) when nothing is
     there or it is not a folder; with ``lake`` (a command that works on DuckLake's catalog) also a
     folder without one: a warehouse of the plain-Parquet layout before DuckLake is told to
-    ``paipu migrate``, any other folder that it holds no warehouse."""
+    ``paipu migrate``, any other folder that it holds no warehouse; with ``games`` (a command that
+    reads the games, of either layout) a folder that holds neither."""
     from ingest.warehouse import catalog_of, legacy_layout
 
     if not warehouse.exists():
         refuse(command, "warehouse", warehouse, MISSING)
     if not warehouse.is_dir():
         refuse(command, "warehouse", warehouse, "not a folder")
-    if lake and catalog_of(warehouse) is None:
+    if (lake or games) and catalog_of(warehouse) is None:
         if legacy_layout(warehouse):
+            if not lake:
+                return
             refuse(command, "warehouse", warehouse, "the plain-Parquet layout before DuckLake: "
                    f"`paipu migrate {_shell(str(warehouse))}` converts it in place")
-        refuse(command, "warehouse", warehouse, "no DuckLake catalog in it (`paipu ingest` writes one)")
+        refuse(command, "warehouse", warehouse, "no DuckLake catalog in it (`paipu ingest` writes one)" if lake
+               else "no warehouse in it (`paipu ingest` writes one)")
 
 
 def print_report(report: IngestReport, console: Console) -> None:

@@ -33,6 +33,17 @@ def need(command: str, path: Path, what: str = "file or folder") -> None:
         refuse(command, what, path, MISSING)
 
 
+def need_variant(command: str, variant: str) -> None:
+    """Refuse ``--variant`` (:func:`refuse`) when no implemented variant has that id, naming those
+    that are."""
+    from replay import variants
+
+    spec = variants.VARIANTS.get(variant)
+    if spec is None or not spec.implemented:
+        known = ", ".join(v.id for v in variants.VARIANTS.values() if v.implemented)
+        refuse(command, "variant", variant, f"not implemented (implemented: {known})")
+
+
 def overrides_text(values: Mapping[str, Any]) -> str:
     """Option values as ``--rules`` text: ``tuo_step=3,peng_kai_duo_on_other_flip=true``."""
     return ",".join(f"{k}={spelled(v)}" for k, v in values.items())

@@ -122,3 +122,36 @@ def test_allowed_values_are_spelled_as_the_rules_take_them(tmp_path):
     (v,) = [json.loads(ln) for ln in CliRunner().invoke(app, ["validate", "--json", str(f)]).stdout.splitlines()]
     assert [e["message"] for e in v["errors"]] == [
         'rule option `peng_kai_duo_on_other_flip` = "yes" not allowed; allowed: false, true']
+
+
+IMPLEMENTED = ("guilin, zipai, yuanjiang_guihuzi, tongcheng_gezi, sanjing_huapai, wujing_huapai, "
+               "shuangbiegan_huapai, shangdaren")
+
+
+def test_report_and_rescore_refuse_an_unknown_variant_in_one_wording(tmp_path):
+    wh = tmp_path / "wh"
+    wh.mkdir()
+    (wh / "catalog.sqlite").write_bytes(b"")  # a DuckLake catalog's file: the variant is refused before it is read
+    from ingest.warehouse import catalog_of
+    assert catalog_of(wh) is not None
+    assert _say("report", "--warehouse", str(wh), "--variant", "guiln") == (
+        2, f"paipu report: variant guiln: not implemented (implemented: {IMPLEMENTED})\n")
+    assert _say("rescore", "--warehouse", str(wh), "--variant", "guiln", "--b", "tuo_step=3") == (
+        2, f"paipu rescore: variant guiln: not implemented (implemented: {IMPLEMENTED})\n")
+
+
+def test_report_and_rescore_refuse_a_folder_without_a_warehouse(tmp_path):
+    from ingest.cli import need_warehouse
+
+    empty, logs, old = tmp_path / "empty", tmp_path / "logs", tmp_path / "old"
+    empty.mkdir()
+    logs.mkdir()
+    (logs / "guilin.jsonl").write_text((ROOT / "data" / "guilin-short.jsonl").read_text(encoding="utf-8"))
+    for wh in (empty, logs):
+        assert _say("report", "--warehouse", str(wh)) == (
+            2, f"paipu report: warehouse {wh}: no warehouse in it (`paipu ingest` writes one)\n")
+        assert _say("rescore", "--warehouse", str(wh), "--variant", "guilin", "--b", "tuo_step=3") == (
+            2, f"paipu rescore: warehouse {wh}: no warehouse in it (`paipu ingest` writes one)\n")
+    (old / "games" / "variant=guilin").mkdir(parents=True)
+    (old / "games" / "variant=guilin" / "part-0.parquet").write_bytes(b"")
+    assert need_warehouse("report", old, games=True) is None  # the plain-Parquet layout is read as it is
