@@ -170,6 +170,11 @@ def event_text(ev: dict[str, Any], deck: Deck) -> str:
     return out
 
 
+def _short(s: str, n: int = 40) -> str:
+    """A log's id or name in a sentence: its first ``n`` characters (the table and --json keep it whole)."""
+    return s if len(s) <= n else s[:n - 1] + "…"
+
+
 def _w(x: float | None) -> str:
     return "—" if x is None else f"{x:.3f}"
 
@@ -177,7 +182,7 @@ def _w(x: float | None) -> str:
 def summary(r: Review, deck: Deck) -> str:
     """The review in one sentence (the costliest decisions named with their gap)."""
     unit = names.units_unit(r.variant)
-    who = f"Seat {r.seat} ({r.player}) of {r.game_id} ({names.VARIANTS.get(r.variant, r.variant)})"
+    who = f"Seat {r.seat} ({_short(r.player)}) of {_short(r.game_id)} ({names.VARIANTS.get(r.variant, r.variant)})"
     if not r.decisions:
         return f"{who} made no decision the bot reviews (a discard among two kinds or more, an optional claim)."
     cost = r.costliest()
@@ -191,7 +196,9 @@ def summary(r: Review, deck: Deck) -> str:
 def decisions_frame(r: Review, deck: Deck) -> pl.DataFrame:
     """One row per decision, in words: step, decision, played, bot, w_played, w_bot, gap, match."""
     def kind(d: Decision) -> str:
-        return "出牌 discard" if d.kind == "discard" else f"claim {deck.label(deck.index(d.card))}" if d.card else "claim"
+        if d.kind == "discard":
+            return "出牌 discard"
+        return f"叫牌 claim {deck.label(deck.index(d.card))}" if d.card else "叫牌 claim"
     return pl.DataFrame({
         "step": [d.step for d in r.decisions], "decision": [kind(d) for d in r.decisions],
         "played": [event_text(d.played, deck) for d in r.decisions],

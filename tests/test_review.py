@@ -13,6 +13,7 @@ At step 3 the dealer flips 小二: it may 吃 it with its 小二 and 大贰 (a �
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -85,6 +86,19 @@ def test_a_discard_that_breaks_a_ready_hand_and_a_claim_left(name):
     assert (r.matches, r.match_rate, r.valued) == (0, 0.0, 2)
     assert r.ev_lost == pytest.approx(w0 + w3)
     assert [d.step for d in r.costliest()] == [0, 4]
+
+
+def test_the_decisions_in_words_and_a_long_name_shortened_in_the_sentence():
+    from analytics.review import decisions_frame, summary
+    from replay.cards import ZIPAI
+
+    rec = game()
+    r = review_line(line(rec), 0)
+    frame = decisions_frame(r, ZIPAI)
+    assert frame["decision"].to_list() == ["出牌 discard", "叫牌 claim 小二"]
+    assert frame["played"].to_list() == ["出牌 小一", "过"]
+    long = dataclasses.replace(r, player="p" * 100)
+    assert f"Seat 0 ({'p' * 39}…) of " in summary(long, ZIPAI)
 
 
 def test_a_game_played_as_the_bot_plays_matches_every_decision():
