@@ -39,7 +39,7 @@ from rich.text import Text
 
 from replay.progress import Meter
 from replay.record import terminal_text
-from replay.words import need
+from replay.words import need, need_variant
 from replay.workers import process_pool
 
 CHUNK = 250
@@ -213,13 +213,23 @@ class FitResult:
         return [o for o in self.options if o.status == "undetermined" and not _same(o.value, o.default)]
 
     @property
+    def nothing_to_fit(self) -> bool:
+        """Every game carries its own ``rules`` object and is judged by it: no ruleset to find."""
+        return self.own_rules == self.games
+
+    @property
     def rules_text(self) -> str:
         """The values the games decide, away from the defaults, as ``--rules`` text."""
         return ",".join(f"{k}={_show(v)}" for k, v in self.sure.items())
 
     def to_json(self) -> dict[str, Any]:
+        """The result as JSON-ready data; only the counts and ``nothing_to_fit`` when there is nothing to fit."""
+        head = {"variant": self.variant, "games": self.games, "own_rules": self.own_rules, "not_fitted": self.not_fitted,
+                "nothing_to_fit": self.nothing_to_fit}
+        if self.nothing_to_fit:
+            return head
         return {
-            "variant": self.variant, "games": self.games, "own_rules": self.own_rules, "not_fitted": self.not_fitted,
+            **head,
             "valid_default": self.valid_default, "valid_start": self.valid_start, "valid_found": self.valid_found,
             "rules": self.sure, "rules_text": self.rules_text, "rules_object": self.rules_object,
             "tied": {o.name: [v for v, n in o.valid_by_value.items() if n == o.valid_by_value[_show(o.value)]]
@@ -480,21 +490,27 @@ def _games(n: int) -> str:
     return f"{n} game" + ("" if n == 1 else "s")
 
 
+def _carry(n: int) -> str:
+    """``carry their own `rules` object and are`` for ``n`` games, in the singular for one."""
+    return "carries its own `rules` object and is" if n == 1 else "carry their own `rules` object and are"
+
+
 def print_result(res: FitResult, console: Console) -> None:
     """The ruleset found, the evidence per option, then the invalid games by first error."""
     p = lambda s: console.print(Text(s), soft_wrap=True)  # noqa: E731 - text from logs is never markup
     skipped = ", ".join(f"{n} {'repeated game id' if why == 'repeated_game_id' else why}"
                         for why, n in res.not_fitted.items())
-    p(f"fit {res.variant}: {_games(res.games)}" + (f" ({res.own_rules} carry their own `rules` object and are judged "
-                                                    f"by it)" if res.own_rules else "")
+    p(f"fit {res.variant}: {_games(res.games)}" + (f" ({res.own_rules} {_carry(res.own_rules)} judged by it)"
+                                                    if res.own_rules else "")
       + (f"; not fitted: {skipped}" if skipped else ""))
+    if res.nothing_to_fit:
+        p("every game carries its own `rules` object and is judged by it: there is nothing to fit (fit a server's "
+          "logs that leave `rules` out, or strip it)")
+        return
     fixed = [o for o in res.options if o.status == "fixed"]
     p(f"valid under the defaults: {res.valid_default} of {res.games}"
       + (f"; with your --rules: {res.valid_start}" if fixed else "")
       + f"; under the ruleset found: {res.valid_found} of {res.games}")
-    if res.own_rules == res.games:
-        p("every game carries its own `rules` object and is judged by it: there is nothing to fit (fit a server's "
-          "logs that leave `rules` out, or strip it)")
     p("")
     p(f"ruleset found: --rules {res.rules_text}" if res.rules_text else "ruleset found: the defaults (no --rules)")
     p(f"as a rules object: {json.dumps(res.sure, ensure_ascii=False)}")
@@ -526,7 +542,8 @@ def print_result(res: FitResult, console: Console) -> None:
         where = f"step {f.example_step}" if f.example_step is not None else "the record"
         p(f"          e.g. {terminal_text(f.example_game)} {where}: {terminal_text(f.example_message)}")
         if f.own_rules:
-            p(f"          {f.own_rules} of them carry their own `rules` object (judged by it)"
+            p(f"          {f.own_rules} of them {'carries its' if f.own_rules == 1 else 'carry their'} own `rules` object "
+              "(judged by it)"
               + (f"; {f.own_rules_wrong} replay valid under the ruleset found without it: the server wrote the "
                  f"wrong readings into `rules`" if f.own_rules_wrong else ""))
         if f.suspected_server_fault:
@@ -556,10 +573,8 @@ def fit_cmd(
     from replay import variants
     from replay.options import parse_overrides
 
-    spec = variants.VARIANTS.get(variant)
-    if spec is None or not spec.implemented:
-        known = ", ".join(v.id for v in variants.VARIANTS.values() if v.implemented)
-        raise typer.BadParameter(f"{variant!r} is not implemented (implemented: {known})", param_hint="--variant")
+    need_variant("fit", variant)
+    spec = variants.VARIANTS[variant]
     try:
         fixed = parse_overrides(rules or "", spec.options)
     except ValueError as e:

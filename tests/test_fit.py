@@ -248,3 +248,32 @@ def test_a_value_the_games_do_not_decide_stays_out_of_the_rules_text():
     assert res.rules_text == "tuo_step=3,chi_discard=false"
     assert [o.name for o in res.tied] == ["xing_mode"]
     assert res.to_json()["tied"] == {"xing_mode": ["shangzhongxia", "shangxia"]}
+
+
+def test_games_that_all_carry_their_own_rules_stop_at_nothing_to_fit(tmp_path):
+    f = tmp_path / "own.jsonl"
+    f.write_bytes(b"\n".join(msgspec.json.encode(r) for r in simulate("guilin", 3, 5, rules={"tuo_step": 3})) + b"\n")
+    got = runner.invoke(app, ["fit", str(f), "--variant", "guilin", "--workers", "1"])
+    assert got.exit_code == 0
+    assert got.stdout == (
+        "fit guilin: 3 games (3 carry their own `rules` object and are judged by it)\n"
+        "every game carries its own `rules` object and is judged by it: there is nothing to fit (fit a server's "
+        "logs that leave `rules` out, or strip it)\n")
+    js = runner.invoke(app, ["fit", str(f), "--variant", "guilin", "--json", "--workers", "1"])
+    assert json.loads(js.stdout) == {"variant": "guilin", "games": 3, "own_rules": 3, "not_fitted": {},
+                                     "nothing_to_fit": True}
+
+
+def test_one_game_with_its_own_rules_is_said_in_the_singular():
+    import io
+
+    from rich.console import Console
+
+    from analytics.fit import print_result
+
+    recs = [msgspec.to_builtins(r) for r in simulate("guilin", 3, 5, rules={"tuo_step": 3})]
+    res = fit(_stripped(recs[:2]) + [msgspec.json.encode(recs[2])], "guilin")
+    assert res.own_rules == 1 and not res.nothing_to_fit and "nothing_to_fit" in res.to_json()
+    out = io.StringIO()
+    print_result(res, Console(file=out, width=200))
+    assert out.getvalue().splitlines()[0] == "fit guilin: 3 games (1 carries its own `rules` object and is judged by it)"
