@@ -221,18 +221,20 @@ def snapshots_cmd(
         for s in snaps:
             typer.echo(json.dumps(s, ensure_ascii=False, default=str))
         return
+    # within 80 columns: 2 characters between columns, the time under the date, short count headers
     t = Table(title=Text(f"snapshots of {terminal_text(str(warehouse))}"), box=box.SIMPLE_HEAD, title_justify="left",
-              padding=(0, 1), pad_edge=False, show_edge=False)
+              padding=(0, 1), collapse_padding=True, pad_edge=False, show_edge=False,
+              caption="rej rejected · dup duplicate", caption_justify="left")
     t.add_column("id", justify="right", no_wrap=True)
     t.add_column("UTC", no_wrap=True)
     t.add_column("commit", overflow="fold", min_width=28)  # a run id whole
-    for col in ("read", "valid", "invalid", "rejected", "dup"):
+    for col in ("read", "valid", "invalid", "rej", "dup"):
         t.add_column(col, justify="right", no_wrap=True)
     for s in snaps:
         when = s["snapshot_time"]
         what = (f"{s['run_status']}\n{s['run_id']}" if s["run_id"] and s["run_status"] != "migrate"
                 else s["commit_message"] or ", ".join(f"{k}" for k in (s["changes"] or {})))
-        t.add_row(str(s["snapshot_id"]), f"{when:%m-%d %H:%M:%S}" if when else "", escape(what),
+        t.add_row(str(s["snapshot_id"]), f"{when:%m-%d\n%H:%M:%S}" if when else "", escape(what),
                   *[str(s.get(k, "")) for k in ("read", "valid", "invalid", "rejected", "duplicate")])
     Console().print(t)
 

@@ -54,8 +54,15 @@ def test_snapshots_list_the_runs(history):
     res = CliRunner().invoke(app, ["snapshots", "--warehouse", str(wh), "--json"])
     assert res.exit_code == 0, res.output
     assert [json.loads(x)["snapshot_id"] for x in res.output.splitlines()] == [s["snapshot_id"] for s in snaps]
-    res = CliRunner().invoke(app, ["snapshots", "--warehouse", str(wh)])
+    res = CliRunner().invoke(app, ["snapshots", "--warehouse", str(wh)], env={"COLUMNS": "80"})
     assert res.exit_code == 0 and done[0]["run_id"] in res.output
+    lines = res.output.splitlines()
+    # every column within 80, the last one (dup) too: the commit column takes what is left
+    assert lines[1].rstrip() == "id  UTC       commit                              read  valid  invalid  rej  dup"
+    assert len(lines[1].rstrip()) == 80
+    row = next(ln for ln in lines if ln.split()[:1] == [str(s1)])
+    assert row.split()[-5:] == ["1", "1", "0", "0", "0"]  # read, valid, invalid, rej, dup of run 1
+    assert lines[-1].rstrip() == "rej rejected · dup duplicate"
 
 
 def test_rows_as_of_a_snapshot_and_a_time(history):
