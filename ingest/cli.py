@@ -47,7 +47,7 @@ def need_warehouse(command: str, warehouse: Path, *, lake: bool = False, games: 
 def print_report(report: IngestReport, console: Console) -> None:
     """Print per-file and total counts of an ingest run as a rich table that stays readable at 80
     columns and in a pipe: one-word headers (the Chinese terms in the line under it), file names
-    whole on one line (cut with … only when the terminal is too narrow), a file's
+    whole on one line (their start cut to … only when the terminal is too narrow), a file's
     note (why its reading stopped) on a line of its own under the table."""
     t = Table(title=Text(f"ingest → {terminal_text(report.warehouse)}"), box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
               show_edge=False,
@@ -92,8 +92,9 @@ def print_report(report: IngestReport, console: Console) -> None:
 
 
 def _cut(name: str, width: int) -> str:
-    """``name`` in at most ``width`` characters: its start, then … (a name is told by its start)."""
-    return name if len(name) <= width else name[: width - 1] + "…"
+    """``name`` in at most ``width`` characters: …, then its end (files of one folder often share a
+    start, ``tongcheng_gezi-…``, and differ at the end, ``…-3p.jsonl``)."""
+    return name if len(name) <= width else "…" + name[len(name) - width + 1:]
 
 
 def ingest_cmd(

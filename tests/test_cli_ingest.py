@@ -33,8 +33,8 @@ def test_the_table_fits_80_columns(tmp_path):
     assert head.split() == ["file", "lines", "blank", "read", "valid", "invalid", "rejected", "duplicate"]
     rows = {ln.split()[0]: ln.split()[1:] for ln in out[out.index(head) + 2:] if ln and ln[0] != " "}
     assert rows["a.jsonl.gz"] == ["1", "0", "1", "0", "0", "1", "0"]
-    (name,) = [k for k in rows if k.startswith("tongcheng_gezi")]
-    assert name in ("tongcheng_gezi-3p-sim.jsonl", "tongcheng_gezi-3p-sim.js…") or name.endswith("…")
+    (name,) = [k for k in rows if k.endswith("-sim.jsonl")]
+    assert name == "…i-3p-sim.jsonl"  # its last 14 characters: the file column is 15 wide
     assert rows[name] == ["1", "0", "1", "1", "0", "0", "0"]
     assert rows["total"] == ["2", "0", "2", "1", "0", "1", "0"]
     (note,) = [ln for ln in out if ln.startswith("note: a.jsonl.gz: truncated or corrupt compressed stream")]
@@ -50,3 +50,19 @@ def test_json_is_the_report(tmp_path):
     assert [(Path(f["path"]).name, f["read"]) for f in rep["files"]] == [("a.jsonl.gz", 1),
                                                                         ("tongcheng_gezi-3p-sim.jsonl", 1)]
     assert rep["status"] == "done" and rep["rows"]["games"] == 1
+
+
+def test_long_names_keep_the_end_that_tells_them_apart(tmp_path):
+    """At 80 columns the file column is 15 wide (80 − the 7 count columns, 43, − 7 gaps of 3 − 1):
+    a longer name keeps its last 14 characters after …."""
+    d = tmp_path / "logs"
+    d.mkdir()
+    game = json.loads(SHORT)
+    for seats in ("3p", "4p"):
+        (d / f"tongcheng_gezi-server-a-{seats}.jsonl").write_text(
+            json.dumps({**game, "game_id": f"g-{seats}"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(app, ["ingest", str(d), "--warehouse", str(tmp_path / "wh"), "--workers", "1"],
+                           env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    names = [ln.split()[0] for ln in r.stdout.splitlines() if ln.startswith("…")]
+    assert names == ["…ver-a-3p.jsonl", "…ver-a-4p.jsonl"]
