@@ -96,7 +96,7 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
                                                        "`paipu snapshots` lists them.")) -> None:
     """Print GAME_ID's audit: verdict, every step with the acting seat's hand, claimed vs computed.
     With --as-of, what the warehouse held then (a game ingested later is not found)."""
-    from ingest.warehouse import parse_as_of
+    from ingest.warehouse import check_as_of, parse_as_of
 
     console = Console(highlight=False)
     wh = _warehouse("audit", warehouse)
@@ -104,6 +104,11 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
         snap = parse_as_of(as_of) if as_of is not None else None
     except ValueError:
         raise typer.BadParameter("a snapshot id or an ISO 8601 time", param_hint="--as-of") from None
+    if snap is not None:
+        try:
+            check_as_of(wh, snap)
+        except ValueError as e:
+            raise typer.BadParameter(str(e), param_hint="--as-of") from None
     try:
         con = data.connect(wh, snapshot=snap)
     except Exception as e:  # no such snapshot, a time before the first one, not a DuckLake warehouse

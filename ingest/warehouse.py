@@ -1330,6 +1330,30 @@ def snapshots(root: Path | str) -> list[dict[str, Any]]:
     return out
 
 
+def check_as_of(root: Path | str, snap: int | datetime) -> None:
+    """Refuse an ``--as-of`` that no snapshot of the DuckLake warehouse at ``root`` answers: an id
+    it does not hold, a time before its first snapshot (a warehouse without a catalog is left to
+    :func:`ingest.views.connect` to refuse).
+
+    :raises ValueError: why, naming the first and the last snapshot.
+    """
+    if catalog_of(root) is None:
+        return
+    snaps = snapshots(root)
+    if not snaps:
+        return
+
+    def at(s: dict[str, Any]) -> str:
+        return f"{s['snapshot_id']} ({s['snapshot_time'].astimezone(timezone.utc):%Y-%m-%d %H:%M:%S} UTC)"
+
+    span = f"the first snapshot is {at(snaps[0])}, the last {at(snaps[-1])}; `paipu snapshots` lists them"
+    if isinstance(snap, int):
+        if snap not in {s["snapshot_id"] for s in snaps}:
+            raise ValueError(f"no snapshot {snap}: {span}")
+    elif snap < snaps[0]["snapshot_time"]:
+        raise ValueError(f"{snap.astimezone(timezone.utc):%Y-%m-%d %H:%M:%S} UTC is before the first snapshot: {span}")
+
+
 def parse_as_of(text: str) -> int | datetime:
     """``--as-of``'s value: a snapshot id (digits) or an ISO 8601 time (UTC when it has no offset).
 

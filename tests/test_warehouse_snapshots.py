@@ -85,8 +85,19 @@ def test_audit_as_of(history):
     assert res.exit_code == 0 and "as of" in res.output
     assert run("g2").exit_code == 0
     assert run("g2", "--as-of", between.isoformat()).exit_code == 1
-    assert run("g1", "--as-of", "99999").exit_code == 1  # no such snapshot: said, not a traceback
     assert run("g1", "--as-of", "yesterday").exit_code == 2
+    snaps = snapshots(wh)
+    first, last = snaps[0], snaps[-1]
+    assert first["snapshot_id"] == 0 and last["snapshot_id"] == s3  # the ingest's last commit is the last snapshot
+    span = (f"the first snapshot is 0 ({first['snapshot_time']:%Y-%m-%d %H:%M:%S} UTC), the last {s3} "
+            f"({last['snapshot_time']:%Y-%m-%d %H:%M:%S} UTC); `paipu snapshots` lists them")
+    # an id it does not hold (one past DuckDB's integers too) and a time before the first: usage errors
+    for as_of, why in (("99999", f"no snapshot 99999: {span}"),
+                       ("99999999999999999999", f"no snapshot 99999999999999999999: {span}"),
+                       ("2000-01-01", f"2000-01-01 00:00:00 UTC is before the first snapshot: {span}")):
+        res = run("g1", "--as-of", as_of)
+        assert res.exit_code == 2
+        assert f"Invalid value for --as-of: {why}" in " ".join(res.stderr.replace("│", " ").split())
 
 
 def test_audit_page_as_of(history, monkeypatch):
