@@ -494,9 +494,10 @@ def print_result(res: RescoreResult, console: Console, hand_types: int = 8, play
          else "each game's rules as ingested")
     console.print(Text(f"A: {a}; B: the same with {overrides_text(res.overrides)}. Same actions, same "
                        "players: the difference comes from the settlement alone."))
-    console.print(Text(f"rescore · {res.variant} · {res.paired} logged games re-settled (of {res.games} {taken}); "
-                       "by ruleset: " + ", ".join(f"{rid} ({res.ruleset_options.get(rid, '?')}) {n}"
-                                                  for rid, n in sorted(res.rulesets.items(), key=lambda x: -x[1]))))
+    by = ", ".join(f"{rid} ({res.ruleset_options.get(rid, '?')}) {n}"
+                   for rid, n in sorted(res.rulesets.items(), key=lambda x: -x[1]))
+    console.print(Text(f"rescore · {res.variant} · {res.paired} logged games re-settled (of {res.games} {taken})"
+                       + (f"; by ruleset: {by}" if by else "")))
     if res.comparison.height:
         console.print(comparison_table("A − B, paired by game: the mean of the per-game differences ± 1.96·sd/√n "
                                        "(rates in percentage points)", res.comparison, "game", hand_types))
@@ -528,7 +529,8 @@ def _print_players(rows: list[dict[str, Any]], console: Console, top: int) -> No
     for r in up:
         add(r)
     if still:
-        t.add_row(Text(f"… {still} more" + (" (B − A between)" if up and down else "")), "", "", "", "")
+        t.add_row(Text(f"… {still} more player" + ("" if still == 1 else "s")
+                       + (", between these in B − A" if up and down else "")), "", "", "", "")
     for r in down:
         add(r)
     if rows:

@@ -81,7 +81,7 @@ def print_report(report: IngestReport, console: Console) -> None:
         console.print(f"recovered: {note}", highlight=False)
     secs = max(report.seconds, 1e-9)
     console.print(f"{len(report.files)} files, {tot.read} lines replayed in {report.seconds:.2f} s "
-                  f"({tot.read / secs:,.0f} lines/s, {report.workers} workers on {report.engine}, "
+                  f"({tot.read / secs:,.0f} lines/s, {report.workers} worker{'' if report.workers == 1 else 's'} on {report.engine}, "
                   f"engine {report.engine_version}{', player ids pseudonymized' if report.pseudonymized else ''}); "
                   f"rows written: " + ", ".join(f"{k} {v}" for k, v in sorted(report.rows.items())), highlight=False)
     if report.default_rules:

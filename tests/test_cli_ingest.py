@@ -38,6 +38,7 @@ def test_the_table_fits_80_columns(tmp_path):
     assert rows[name] == ["1", "0", "1", "1", "0", "0", "0"]
     assert rows["total"] == ["2", "0", "2", "1", "0", "1", "0"]
     (note,) = [ln for ln in out if ln.startswith("note: a.jsonl.gz: truncated or corrupt compressed stream")]
+    assert ", 1 worker on process, engine " in " ".join(r.stdout.split())  # the line may wrap at a space
 
 
 def test_json_is_the_report(tmp_path):

@@ -265,10 +265,21 @@ def test_cli_leads_with_the_answer_and_fits_80_columns(hand, monkeypatch):
     (units,) = [ln for ln in out if ln.startswith("每局分 units per game")]
     assert units.split()[-7:] == ["40", "4.50", "5.25", "-0.75", "[-0.89,", "-0.61]", "differs"]
     players = [ln.split() for ln in out if ln.startswith(("p:", "…"))]
-    assert players == [["p:b", "40", "90", "105", "+15"], ["…", "1", "more", "(B", "−", "A", "between)"],
+    assert players == [["p:b", "40", "90", "105", "+15"], ["…", "1", "more", "player,", "between", "these", "in", "B", "−", "A"],
                        ["p:a", "40", "-90", "-105", "-15"]]
     got = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)
     assert got["answer"]["text"] == SENTENCE
     assert got["answer"]["units_per_game"]["note"] == "differs"
     assert [(p["player"], p["gain"]) for p in got["players"]] == [("p:b", 15), ("p:c", 0), ("p:a", -15)]
     assert got["ruleset_options"] == {"guilin-default": "defaults"}
+
+
+def test_nothing_re_settled_says_no_ruleset():
+    import io
+
+    import polars as pl
+    from rich.console import Console
+
+    out = io.StringIO()
+    rescore.print_result(rescore.RescoreResult("guilin", {"tuo_step": 3}, 0, pl.DataFrame()), Console(file=out, width=200))
+    assert out.getvalue().splitlines()[2] == "rescore · guilin · 0 logged games re-settled (of 0 valid games)"
