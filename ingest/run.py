@@ -534,7 +534,7 @@ def ingest(paths: Iterable[Path | str], warehouse_dir: Path | str, workers: int 
             console.print(f"{terminal_text(fr.path)}: {fr.lines} lines = {fr.blank} blank + read {fr.read} "
                           f"({fr.valid} valid, {fr.invalid} invalid, {fr.rejected} rejected, "
                           f"{fr.duplicate} duplicate)" + (f" — {terminal_text(fr.error)}" if fr.error else ""),
-                          highlight=False, markup=False)
+                          highlight=False, markup=False, soft_wrap=True)  # one file, one line: grep finds it
     return report
 
 

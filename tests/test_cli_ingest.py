@@ -67,3 +67,12 @@ def test_long_names_keep_the_end_that_tells_them_apart(tmp_path):
     assert r.exit_code == 0, r.output
     names = [ln.split()[0] for ln in r.stdout.splitlines() if ln.startswith("…")]
     assert names == ["…ver-a-3p.jsonl", "…ver-a-4p.jsonl"]
+
+
+def test_each_files_line_on_stderr_is_one_line(tmp_path):
+    d = logs(tmp_path)
+    r = CliRunner().invoke(app, ["ingest", str(d), "--warehouse", str(tmp_path / "wh"), "--workers", "1"],
+                           env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    assert f"{d / 'tongcheng_gezi-3p-sim.jsonl'}: 1 lines = 0 blank + read 1 (1 valid, 0 invalid, 0 rejected, " \
+           "0 duplicate)" in r.stderr.splitlines()
