@@ -107,3 +107,8 @@ def test_audit_page_as_of(history, monkeypatch):
     at = open_page(monkeypatch, wh, "screens/audit.py", game="g2", as_of=str(s2))
     text = page_text(at)
     assert "未找到对局 Game not found" not in text and "对局 Game `g2`" in text and "As of" in text
+    # an id the warehouse does not hold: the plain message of paipu audit, no DuckDB error
+    at = open_page(monkeypatch, wh, "screens/audit.py", game="g2", as_of="99999999999999999999")
+    (w,) = at.warning
+    assert w.value.startswith("无法读取该快照 Cannot read the warehouse as of `99999999999999999999`: ``no snapshot "
+                              "99999999999999999999: the first snapshot is 0 (")  # log text in code spans (ui.lit)

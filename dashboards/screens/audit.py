@@ -185,10 +185,11 @@ as_of = str(st.query_params.get("as_of", "")).strip()  # ?as_of=SNAPSHOT|TIME: t
 as_of_snap = None
 if as_of:
     from dashboards import data
-    from ingest.warehouse import parse_as_of
+    from ingest.warehouse import check_as_of, parse_as_of
 
     try:
         as_of_snap = parse_as_of(as_of)
+        check_as_of(c.path, as_of_snap)
         con = data.connect(c.path, snapshot=as_of_snap)
     except Exception as e:  # not a snapshot id or a time, no such snapshot, or not a DuckLake warehouse
         st.warning("无法读取该快照 Cannot read the warehouse as of " + ui.lit(as_of) + ": " + ui.lit(str(e)[:300]))
