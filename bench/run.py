@@ -270,7 +270,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     add("1M guilin games ingested ≤ 5 min wall on 2 cores (estimate from the ingest section; "
         "measured: python -m bench.million)", "ingest.1M_guilin_2cores.wall_minutes", 5, higher=False)
     for fid in sorted(k for k in f if k.startswith("duplicate.") and k.endswith(".low")):
-        add(f"{fid.split('.')[1]}: the rule-aware bot beats the heuristic bot (95% interval above 0, issue 19)",
+        add(f"{fid.split('.')[1]}: the rule-aware bot beats the heuristic bot (95% interval above 0)",
             fid, 0.0)
     p95 = {k: v["value"] for k, v in f.items() if k.startswith("query.") and k.endswith(".p95_ms")
            and "paipu report (all)" not in k}
