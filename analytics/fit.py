@@ -223,11 +223,10 @@ class FitResult:
         return ",".join(f"{k}={_show(v)}" for k, v in self.sure.items())
 
     def to_json(self) -> dict[str, Any]:
-        """The result as JSON-ready data; only the counts and ``nothing_to_fit`` when there is nothing to fit."""
+        """The result as JSON-ready data (``nothing_to_fit``: every game was judged by its own rules, so the
+        figures say how the games fare under them, not which ruleset a server plays)."""
         head = {"variant": self.variant, "games": self.games, "own_rules": self.own_rules, "not_fitted": self.not_fitted,
                 "nothing_to_fit": self.nothing_to_fit}
-        if self.nothing_to_fit:
-            return head
         return {
             **head,
             "valid_default": self.valid_default, "valid_start": self.valid_start, "valid_found": self.valid_found,

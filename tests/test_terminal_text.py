@@ -64,8 +64,9 @@ def test_ingest_report_prints_a_hostile_file_name_as_text(tmp_path):
     p = paipu("ingest", str(log), "--warehouse", str(tmp_path / "wh"))
     out = p.stdout.decode() + p.stderr.decode()
     assert "\x1b" not in out and "\u202e" not in out
-    # the name as text in the per-file line and in the table's row (the table may cut its end)
-    assert out.replace("\n", "").count("[red]s\\x1b[2J") == 2, out  # a long path wraps at 80 columns
+    # the name as text: whole in the per-file line, its end in the table's row (a long name keeps its end there)
+    assert out.count("[red]s\\x1b[2J\\u202e.jsonl: 2 lines = 0 blank + read 2") == 1, out
+    assert "\n…2J\\u202e.jsonl " in out, out
 
 
 def test_report_prints_a_hostile_player_id_as_text(tmp_path):

@@ -104,6 +104,9 @@ if res is None:
     st.stop()
 
 n = res["games"]
+if res.get("nothing_to_fit"):
+    st.info("这些对局都带着自己的规则 every stored game carries its own `rules` object and is judged by it: there is no "
+            "ruleset to find — below, how the games fare under their own rules (the server faults still stand).")
 m = st.columns(4)
 m[0].metric("拟合对局 games fitted", f"{n:,}", help=f"最近 {n:,} 局，共 {total:,} 局 the latest {n:,} of {total:,}")
 m[1].metric("默认规则下有效 valid, defaults", f"{res['valid_default']:,} / {n:,}",
