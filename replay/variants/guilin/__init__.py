@@ -1,7 +1,7 @@
 """桂林字牌 (seed 001_b125067d32c1f7d7.txt): 80 cards, 3 players, 胡 → 舵, 扫/过扫/扫穿/开舵, 上中下醒.
 
-Files by role: ``options.py`` (rule options), ``scoring.py`` (shapes, 胡 table, best split,
-舵, 醒), ``state.py`` (the game as a state machine: acts, claim windows, forced acts,
+Files by role: ``options.py`` (rule options), ``scoring.py`` (shapes, 胡 table, best split, 吃 and
+下比, 舵, 醒), ``_kernel.py`` (the best split and 吃 by packed searches, held to scoring.py), ``state.py`` (the game as a state machine: acts, claim windows, forced acts,
 settlement), ``cases.py`` (spec §8 score cases as engine positions, judged by
 replay/judge.py), ``bots.py`` (simulator players). Rules doc: ``docs/rules/guilin.md``.
 """

@@ -1,7 +1,8 @@
 """沅江鬼胡子 (seed 003_50360bd1f53fc819.txt): 80 cards, 3 (or 2) players, 坎/碰/飘/歪/溜, 门子, 16 hand types, 息.
 
 Files by role: ``options.py`` (rule options), ``scoring.py`` (sentences, 门子, the best split, hand
-types, the 息 formula, 理牌), ``state.py`` (the game as a state machine: acts, priority, 过吃/过碰/锁牌,
+types, the 息 formula, 理牌), ``_kernel.py`` (the shape test and per-hand shapes packed, held to
+scoring.py), ``state.py`` (the game as a state machine: acts, priority, 过吃/过碰/锁牌,
 settlement), ``cases.py`` (spec §8 score cases as engine positions, and back), ``bots.py``
 (simulator players), ``dingzhuang.py`` (定庄 across a table's hands).
 Rules doc: ``docs/rules/yuanjiang_guihuzi.md``.
