@@ -10,11 +10,6 @@ from __future__ import annotations
 import copy
 from typing import Any, NamedTuple
 
-try:
-    import cython
-except ImportError:  # no Cython: the plain-Python stand-in (replay/_cython.py)
-    from replay import _cython as cython
-
 from replay.cards import ZIPAI
 from replay.engine import GameState, Option, Phase, Window
 from replay.record import Event
@@ -40,10 +35,6 @@ class Forced(NamedTuple):
 FOUR = ("sao_chuan", "kai_duo")
 FORCED_ACTS = SAO_KINDS + FOUR
 
-@cython.cfunc
-@cython.locals(h=list, k=cython.Py_ssize_t, v=cython.longlong, t=cython.longlong)
-@cython.returns(cython.longlong)
-@cython.exceptval(check=True)
 def _free_total(h):
     """``sum(free)`` of count vector ``h``: the cards a seat may use or discard."""
     t = 0
@@ -54,8 +45,6 @@ def _free_total(h):
     return t
 
 
-@cython.cfunc
-@cython.locals(n=cython.Py_ssize_t, src=cython.Py_ssize_t, flip=cython.bint, i=cython.Py_ssize_t, out=list)
 def _claim_order(n, src, flip):
     """Seats in claim order from ``src`` (the drawer first on a flip; after the discarder otherwise).
     A typed loop (an ``lru_cache`` would hash its key tuple at every window); seats are
@@ -66,10 +55,6 @@ def _claim_order(n, src, flip):
     return out
 
 
-@cython.cfunc
-@cython.locals(h=list, x=cython.longlong, k=cython.Py_ssize_t, t=cython.Py_ssize_t, v=cython.longlong)
-@cython.returns(cython.Py_ssize_t)
-@cython.exceptval(check=True)
 def _n_alike(h, x):
     """``h.count(x)`` of count vector ``h`` by a typed loop (no method call; counts are 0..4)."""
     t = 0
@@ -91,8 +76,6 @@ def _codes(kinds) -> list[str]:
 _IX: dict[str, int] = ZIPAI._index  # type: ignore[attr-defined]  # code -> kind (Deck.index's own table)
 
 
-@cython.cfunc
-@cython.locals(ix=dict)
 def _kind(state, code):
     """``state.card(code)`` (the kind of a logged card) by one dict lookup; an unknown or missing
     code goes through :meth:`GameState.card`, which raises the error."""
@@ -302,8 +285,6 @@ class GuilinState(GameState):
                 out.append(Option(seat, "hu", (R_HU, pos), False, [Event(seat=seat, act="hu")], "qi_shou_hu"))
         return out
 
-    @cython.locals(c=cython.Py_ssize_t, d=cython.Py_ssize_t, s=cython.Py_ssize_t, pos=cython.Py_ssize_t,
-                   n_held=cython.longlong, hands=list, h=list, alikes=list, chou=list, mine=dict, seen=set)
     def window_options(self, card: int, src: int, kind: str, full: bool = True) -> list[Option]:
         """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``.
 
@@ -437,7 +418,6 @@ class GuilinState(GameState):
         self.skipped = self.forced_card = None
         self.open_window(c, ev.seat, "flip")
 
-    @cython.locals(seen=set)
     def on_discard_phase(self, ev: Event) -> None:
         s = self.turn
         if self.must_hu and not (ev.act == "hu" and ev.seat == s):
@@ -485,7 +465,6 @@ class GuilinState(GameState):
         seen.add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
         self.open_window(c, s, "discard")
 
-    @cython.locals(o=Option, w=Window, seen=set)
     def window_closed(self, w: Window) -> None:
         if w.kind == "start":
             self.owe_discard(self.dealer, self.dealer)
@@ -503,7 +482,6 @@ class GuilinState(GameState):
             seen.add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
         self.to_draw(self.xia(w.src))
 
-    @cython.locals(o=Option, w=Window, passed=set, seen=set, chou=list, peng_passed=list, could_peng=cython.bint)
     def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
         s, c, act = ev.seat, w.card, ev.act
         self.skip_discard = None
@@ -697,7 +675,6 @@ class GuilinState(GameState):
                             "and under bi_without_group = blocks there is then no 吃 (下比: 有比的情况下不比，吃的过程整体取消, "
                             "001 §技巧攻略 下张)")
 
-    @cython.locals(w=Window, o=Option)
     def on_window_event(self, ev: Event) -> None:
         """A claim that leaves out the seat's own forced act (开舵, 扫…, 放炮必胡 胡) for a lower one
         (e.g. 吃 instead of 开舵) is ``missing_forced_action`` (001 §开舵 就要开舵; docs/rules/guilin.md
@@ -723,7 +700,6 @@ class GuilinState(GameState):
                             f"its `kai_duo` passed over seat {o.seat}'s `{o.act}` only as the first half of its 胡: "
                             "扫穿或扫>>胡牌>>开舵或碰>>吃, 001 §技巧攻略")
 
-    @cython.locals(o=Option, w=Window)
     def kai_duo_as_hu(self, opt: Option, w: Window) -> Option | None:
         """The seat's own open 胡 that its forced 开舵 ``opt`` ranks as, or None (docs/rules/guilin.md
         decision 19). 001 §游戏玩法 names 开舵 among the acts through which a hand is won (通过执行以上
@@ -741,7 +717,6 @@ class GuilinState(GameState):
                 return o if self.kai_duo_completes(s, w.card, wf) else None
         return None
 
-    @cython.locals(w=Window)
     def outranked_as_hu(self, seat: int, w: Window) -> list[tuple[int, Option]]:
         """The other seats' open options (index, option) that ``seat``'s forced 开舵 in ``w`` passes
         over by ranking as its 胡 (:meth:`kai_duo_as_hu`): those ranked below that 胡 and above the
@@ -776,7 +751,6 @@ class GuilinState(GameState):
         p = fast.best_points(hand, melds, None, None, self.hu_triple)
         return p is not None and p >= sc.MIN_HU
 
-    @cython.locals(o=Option, w=Window)
     def forced_left_out(self, seat: int, act: str, w: Window) -> Option | None:
         """The seat's own forced option that taking ``act`` in ``w`` would leave out, or None: a
         forced act (开舵, 扫…) may be replaced only by itself or by 胡 (001 §开舵: 自己胡牌的话可以不开舵)."""
@@ -795,7 +769,6 @@ class GuilinState(GameState):
         """:meth:`GameState.own_claim_allowed`: not a claim that leaves out the seat's forced act."""
         return self.forced_left_out(opt.seat, opt.act, w) is None
 
-    @cython.locals(o=Option, w=Window)
     def window_events(self) -> list[Event]:
         """:meth:`GameState.window_events`, a forced 开舵 that ranks as the seat's 胡 ranked so
         (:meth:`kai_duo_as_hu`): it is listed while no option ranks before that 胡."""
