@@ -9,11 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-try:
-    import cython
-except ImportError:  # run as Python where Cython is not installed (replay/_cython.py: no-op decorators)
-    from replay import _cython as cython
-
 from replay.cards import ZIPAI
 from replay.engine import GameState, Option, Phase, Window
 from replay.errors import RuleViolation
@@ -22,7 +17,7 @@ from replay.variants.yuanjiang_guihuzi import _kernel as fast
 from replay.variants.yuanjiang_guihuzi import scoring as sc
 
 V = "yuanjiang_guihuzi"
-_EAT_WITH = cython.declare(tuple, tuple(sc.EAT_WITH[c] for c in range(20)))  # sc.EAT_WITH by card, read in C
+_EAT_WITH = tuple(sc.EAT_WITH[c] for c in range(20))  # sc.EAT_WITH by card (a C tuple compiled: state.pxd)
 R_OWN, R_HU, R_PENG, R_CHI = 0, 1, 2, 3  # 003 §玩法规则 1: 歪/溜>胡>碰>吃
 # the rule ids of the options (built once: an f-string in window_options is built at every call)
 _RULE_LIU, _RULE_PIAO, _RULE_WAI, _RULE_HU, _RULE_PENG, _RULE_CHI = (f"{V}.{a}" for a in ("liu", "piao", "wai", "hu", "peng", "chi"))
@@ -40,11 +35,6 @@ def _no_options() -> list[Option]:
 # The claim tests of one seat on its own data (its hand, 锁牌, closed cards): C functions, called
 # per seat and card at every window; the methods of the same names below wrap them.
 
-@cython.cfunc
-@cython.locals(h=list, lk=set, a=cython.int, na=cython.int, b=cython.int, nb=cython.int, k=cython.int,
-               n=cython.longlong)
-@cython.returns(cython.bint)
-@cython.exceptval(-1)
 def _left_to_discard(h, lk, a, na, b, nb, new_locks):
     """Whether hand ``h`` less ``na`` of kind ``a`` and ``nb`` of ``b`` keeps a card to discard: one
     neither locked (``lk``) nor in ``new_locks`` (None: none)."""
@@ -59,9 +49,6 @@ def _left_to_discard(h, lk, a, na, b, nb, new_locks):
     return False
 
 
-@cython.cfunc
-@cython.locals(h=list, lk=set, chi_closed=dict, menzi_closed=dict, card=cython.int, eat=tuple, own=tuple,
-               a=cython.int, b=cython.int, out=list)
 def _chi_owns(h, lk, chi_closed, menzi_closed, card):
     """:meth:`YuanjiangState.chi_choices` of a seat's hand ``h``, 锁牌 ``lk`` and closed cards."""
     if card in chi_closed:
@@ -79,10 +66,6 @@ def _chi_owns(h, lk, chi_closed, menzi_closed, card):
     return out
 
 
-@cython.cfunc
-@cython.locals(h=list, lk=set, melds=list, c=cython.int)
-@cython.returns(cython.bint)
-@cython.exceptval(-1)
 def _wai_ok(h, lk, melds, c):
     """:meth:`YuanjiangState.may_wai` of a seat's hand ``h``, 锁牌 ``lk`` and melds."""
     if h[c] < 2:
@@ -93,10 +76,6 @@ def _wai_ok(h, lk, melds, c):
     return _left_to_discard(h, lk, c, 2, -1, 0, None)
 
 
-@cython.cfunc
-@cython.locals(h=list, lk=set, peng_closed=set, peng_own=set, c=cython.int)
-@cython.returns(cython.bint)
-@cython.exceptval(-1)
 def _peng_ok(h, lk, peng_closed, peng_own, c):
     """:meth:`YuanjiangState.may_peng` of a seat's hand ``h``, 锁牌 ``lk`` and closed cards."""
     return h[c] >= 2 and c not in peng_closed and c not in peng_own and _left_to_discard(h, lk, c, 2, -1, 0, None)
@@ -145,7 +124,6 @@ class YuanjiangState(GameState):
         lk = self.locked[seat]
         return [0 if k in lk else c for k, c in enumerate(self.hands[seat])]
 
-    @cython.locals(ms=list, i=cython.Py_ssize_t, m=tuple)
     def meld_of(self, seat: int, card: int, kind: str) -> int | None:
         """Index of ``seat``'s meld of ``kind`` made of ``card``, or None."""
         ms = self.melds[seat]
@@ -239,7 +217,6 @@ class YuanjiangState(GameState):
         return _peng_ok(self.hands[s], self.locked[s], self.peng_closed[s], self.peng_own[s], c)
 
     # -- options ---------------------------------------------------------------------------
-    @cython.locals(c=cython.int, hands=list, locked=list)
     def window_options(self, card: int, src: int, kind: str) -> list[Option]:
         """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``."""
         out: list[Option] = []
@@ -393,7 +370,6 @@ class YuanjiangState(GameState):
             return
         raise self.fail("illegal_action", "discard", f"seat {s} must discard, 溜 or 胡 now, not `{ev.act}`")
 
-    @cython.locals(c=cython.int, h=list, eat=tuple, own=tuple)
     def close_after_discard(self, s: int, c: int) -> None:
         """不能吃自己出过的牌; the 门子 in hand that would have taken ``c`` may not eat its other card
         (003 §玩法规则 3 ②: 234568 出4 → 23 不能吃1, 56 不能吃7, 68 可以吃7); with option
@@ -425,8 +401,6 @@ class YuanjiangState(GameState):
                 if x != c:
                     closed.setdefault((x, own), "guo_chi")
 
-    @cython.locals(c=cython.int, src=cython.int, order=tuple, flip=cython.bint, hands=list, locked=list,
-                   peng_closed=list, i=cython.int, s=cython.int, owns=list)
     def pass_all(self, c: int, src: int, kind: str) -> None:
         """Every seat passes ``c``: what :meth:`passed` closes for each option of :meth:`window_options`
         whose pass closes something (歪, 碰, 吃), asked by the same tests without building the options."""
