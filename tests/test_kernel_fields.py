@@ -35,3 +35,13 @@ def test_a_pxd_declares_exactly_the_states_c_fields(pxd: str, cls: type, base: t
 
 def test_the_check_reads_a_field_list_as_written() -> None:
     assert declared(ROOT / "replay/engine.pxd", "Option") == {"seat", "act", "key", "forced", "events", "rule"}
+
+
+def test_only_kernel_files_carry_cython_in_the_variants():
+    """A variant's rule modules (and replay/split.py) read as plain Python: C types live in its
+    ``_kernel.py`` or its ``.pxd``, never in a rule file."""
+    rule_files = [*sorted((ROOT / "replay" / "variants").glob("*/*.py")), ROOT / "replay" / "split.py"]
+    typed = [str(p.relative_to(ROOT)) for p in rule_files if p.name != "_kernel.py"
+             and re.search(r"@cython\.|cython\.declare|^import cython", p.read_text(encoding="utf-8"), re.M)]
+    assert typed == []
+    assert len(rule_files) > 40  # every variant's files were read
