@@ -295,7 +295,7 @@ class GuilinState(GameState):
         c = card
         code = _CODES[c]
         flip = kind == "flip"
-        hands, alikes = self.hands, self.alike  # typed (compiled): C-level indexing and lookups
+        hands, alikes = self.hands, self.alike
         if flip:  # the drawer's own 扫 / 过扫 / 扫穿 / 开舵 (001 §扫, §过扫, §扫穿, §开舵)
             d = src
             n_held = hands[d][c]
@@ -461,8 +461,7 @@ class GuilinState(GameState):
         self.after_forced = self.forced_card = None
         self.may_skip = False
         self.discards += 1
-        seen = self.chou[s]  # typed: a C-level add
-        seen.add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
+        self.chou[s].add(c)  # 任何人也不能吃自己曾经打出过的牌 (001 §技巧攻略 臭牌)
         self.open_window(c, s, "discard")
 
     def window_closed(self, w: Window) -> None:
@@ -471,15 +470,12 @@ class GuilinState(GameState):
             return
         for o in w.closing:  # implicit passes
             if o.act == "chi":
-                seen = self.chou[o.seat]  # typed: a C-level add
-                seen.add(w.card)  # 能吃而未吃 → 臭牌
+                self.chou[o.seat].add(w.card)  # 能吃而未吃 → 臭牌 (001 §技巧攻略 臭牌)
             elif o.act == "peng":
-                seen = self.peng_passed[o.seat]
-                seen.add(w.card)
+                self.peng_passed[o.seat].add(w.card)
         self.river[w.src].append(w.card)
         if w.kind == "flip":
-            seen = self.chou[w.src]
-            seen.add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
+            self.chou[w.src].add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
         self.to_draw(self.xia(w.src))
 
     def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
@@ -491,11 +487,9 @@ class GuilinState(GameState):
         for o in w.options:  # one pass over the options (no generator a claim)
             if o.seat in passed:  # seats that passed explicitly before this claim
                 if o.act == "chi":
-                    seen = chou[o.seat]  # typed: a C-level add
-                    seen.add(c)
+                    chou[o.seat].add(c)
                 elif o.act == "peng":
-                    seen = peng_passed[o.seat]
-                    seen.add(c)
+                    peng_passed[o.seat].add(c)
             if o.seat == s:
                 if o.act == "peng":
                     could_peng = True
