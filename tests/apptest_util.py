@@ -37,6 +37,24 @@ def page_text(at: AppTest, code: bool = False) -> str:
     return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
 
 
+def metric_values(at: AppTest) -> dict[str, str]:
+    """The page's metrics, label → value."""
+    return {m.label: m.value for m in at.metric}
+
+
+def player_summary(at: AppTest):
+    """The player page's summary table (figure → value, interval, variant mean, percentile)."""
+    return next(t.value for t in at.table if t.value.index.name == "指标 figure")
+
+
+def dataframe_with(at: AppTest, column: str):
+    """The first dataframe on the page that has ``column``."""
+    for df in at.dataframe:
+        if column in df.value.columns:
+            return df.value
+    raise AssertionError(f"no dataframe with {column!r}: {[list(d.value.columns) for d in at.dataframe]}")
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now."""
     import socket

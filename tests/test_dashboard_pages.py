@@ -10,7 +10,7 @@ from pathlib import Path
 import demo_warehouse
 import polars as pl
 import pytest
-from apptest_util import open_page, page_text
+from apptest_util import dataframe_with, metric_values, open_page, page_text, player_summary
 from streamlit.testing.v1 import AppTest
 
 from dashboards import players, ui
@@ -65,21 +65,7 @@ def _text(at: AppTest) -> str:
 
 
 
-def _metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
 
-
-def _summary(at: AppTest):
-    """The player page's summary table (figure → value, interval, variant mean, percentile)."""
-    return next(t.value for t in at.table if t.value.index.name == "指标 figure")
-
-
-def _frame(at: AppTest, column: str):
-    """The first dataframe on the page that has ``column``."""
-    for df in at.dataframe:
-        if column in df.value.columns:
-            return df.value
-    raise AssertionError(f"no dataframe with {column!r}: {[list(d.value.columns) for d in at.dataframe]}")
 
 
 def _links(at: AppTest) -> list[tuple[str, str, str]]:
@@ -102,7 +88,7 @@ def test_new_pages_on_empty_and_rejects_only(request, monkeypatch, page, which):
         assert "or search" in said
         at.query_params["code"] = "schema"
         at.run()
-        assert _frame(at, "原因 code")["对局 game"].tolist() == ["zz-1"]
+        assert dataframe_with(at, "原因 code")["对局 game"].tolist() == ["zz-1"]
     else:
         assert "没有" in said, said
 
@@ -127,12 +113,12 @@ def test_overview_leaves_experiments_out_and_shows_freshness(monkeypatch, demo, 
     assert at.query_params["variant"] == "guilin"
     n_exp = 2 * demo_warehouse.TUNE_DEALS
     total = sql("SELECT count(*) AS n FROM games WHERE variant = 'guilin'")["n"][0]
-    assert _metrics(at)["对局 games"] == f"{total - n_exp:,}"
+    assert metric_values(at)["对局 games"] == f"{total - n_exp:,}"
     assert f"{n_exp:,} tuning-experiment games are left out" in _text(at)
-    parts = _frame(at, "实验 experiment")
+    parts = dataframe_with(at, "实验 experiment")
     assert parts["实验 experiment"].sum() == n_exp and parts["对局 games"].sum() == total
     at.toggle(key="f_experiments").set_value(True).run()
-    assert _metrics(at)["对局 games"] == f"{total:,}" and at.query_params["experiments"] == "1"
+    assert metric_values(at)["对局 games"] == f"{total:,}" and at.query_params["experiments"] == "1"
 
 
 # --- one variant at a time --------------------------------------------------------------------------
@@ -156,7 +142,7 @@ def test_a_variant_and_seat_count_from_the_url(monkeypatch, demo, sql):
     want = sql("""SELECT count(*) AS n, count(*) FILTER (WHERE valid) AS v FROM games
                   WHERE variant = 'tongcheng_gezi' AND n_seats = 3""").row(0, named=True)
     at = _open(monkeypatch, demo.warehouse, PAGES[0], variant="tongcheng_gezi", seats="3")
-    m = _metrics(at)
+    m = metric_values(at)
     assert (m["对局 games"], m["有效 valid"]) == (f"{want['n']:,}", f"{want['v']:,}") and want["n"] == 24
     assert at.radio(key="f_seats").value == 3
     assert any("3 人 players" in c.value for c in at.caption)
@@ -176,11 +162,11 @@ def test_dates_narrow_every_figure(monkeypatch, demo, sql):
                   AND json_extract_string(record_json, '$.x_experiment') IS NULL
                   AND CAST(timezone('UTC', started_at) AS DATE) BETWEEN DATE '2026-10-01' AND DATE '2026-10-31'""")
     at = _open(monkeypatch, demo.warehouse, PAGES[0], **{"from": "2026-10-01", "to": "2026-10-31"})
-    assert _metrics(at)["对局 games"] == f"{want['n'][0]:,}" and 0 < want["n"][0] < PLAIN_GUILIN
+    assert metric_values(at)["对局 games"] == f"{want['n'][0]:,}" and 0 < want["n"][0] < PLAIN_GUILIN
     assert at.date_input(key="f_dates").value == (date(2026, 10, 1), date(2026, 10, 31))
     assert any("2026-10-01 – 2026-10-31 (UTC)" in c.value for c in at.caption)
     at = _open(monkeypatch, demo.warehouse, "screens/leaderboard.py", min="1", **{"from": "2026-10-01", "to": "2026-10-31"})
-    board = _frame(at, "玩家 player")
+    board = dataframe_with(at, "玩家 player")
     per = sql("""SELECT s.player_id, count(*) AS n FROM seats s JOIN games g USING (game_id, variant)
                  WHERE g.variant = 'guilin' AND g.valid AND g.outcome IS NOT NULL
                  AND json_extract_string(g.record_json, '$.x_experiment') IS NULL
@@ -223,11 +209,11 @@ def test_overview_over_time(monkeypatch, demo, sql):
 def test_gezi_share_of_games_won_is_labelled_so(monkeypatch, demo):
     """個子: the share of games someone won is not called a win rate."""
     at = _open(monkeypatch, demo.warehouse, "screens/families.py", variant="tongcheng_gezi", seats="4")
-    gz = _frame(at, "人数 players")
+    gz = dataframe_with(at, "人数 players")
     assert "有人胡 % games won" in gz.columns and "胡率 win %" not in gz.columns
     assert gz["人数 players"].tolist() == [4]
     at = _open(monkeypatch, demo.warehouse, "screens/families.py", variant="sanjing_huapai")
-    assert _frame(at, "主精 main")["胡 wins"].sum() > 0
+    assert dataframe_with(at, "主精 main")["胡 wins"].sum() > 0
 
 
 def test_charts_keep_their_order_and_every_label(monkeypatch, demo):
@@ -252,10 +238,10 @@ def test_tuning_experiment_deep_link(monkeypatch, demo):
     """?variant=&exp= opens the paired comparison: outcomes identical, 舵 differs (A − B < 0)."""
     res = demo.tune
     at = _open(monkeypatch, demo.warehouse, "screens/tuning.py", variant="guilin", exp=res.experiment)
-    m = _metrics(at)
+    m = metric_values(at)
     assert m["成对牌局 paired deals"] == str(demo_warehouse.TUNE_DEALS)
     assert "`tuo_step`: 5 → 3" in _text(at)
-    outcome = _frame(at, "A (95%)")
+    outcome = dataframe_with(at, "A (95%)")
     assert set(outcome["判断 verdict"]) == {"每局相同 identical"}
     score = at.dataframe[1].value
     tuo = score[score["指标 figure"] == "舵 tuo of a win"].iloc[0]
@@ -279,7 +265,7 @@ def test_tuning_rulesets_mode(monkeypatch, demo, sql):
                a="guilin-default", b=other)
     n = sql("""SELECT count(*) FILTER (WHERE valid) AS v, count(*) AS n FROM games WHERE ruleset_id = 'guilin-default'
                AND json_extract_string(record_json, '$.x_experiment') IS NULL""").row(0, named=True)
-    assert _metrics(at)["A 有效 valid / 全部 all"] == f"{n['v']:,} / {n['n']:,}"
+    assert metric_values(at)["A 有效 valid / 全部 all"] == f"{n['v']:,} / {n['n']:,}"
     assert "`zimo_bonus`: plus1 → double" in _text(at)
     assert "independent games" in _text(at) and "not one of the choices" not in _text(at)
     # the same ruleset twice is refused
@@ -298,10 +284,10 @@ def test_player_deep_link_small_sample(monkeypatch, demo, sql):
     want = sql("""SELECT count(*) AS games, count(*) FILTER (WHERE s.is_winner) AS wins, sum(s.score) AS net
                   FROM seats s JOIN games g USING (game_id, variant)
                   WHERE s.player_id = 'ring-a' AND g.valid AND g.outcome IS NOT NULL""").row(0, named=True)
-    m = _metrics(at)
+    m = metric_values(at)
     assert m["对局 games"] == str(want["games"]) == str(demo_warehouse.RING_GAMES)
     assert m["胡 wins"] == str(want["wins"]) and m["总得分 net score"] == f"{int(want['net']):+,}"
-    table = _summary(at)
+    table = player_summary(at)
     assert tuple(table.loc["胡率 win rate"].iloc[:2]) == ("100.0%", "[75.8%, 100.0%]")
     assert tuple(table.loc["自摸率 self-drawn share of wins"].iloc[:2]) == ("0.0%", "[0.0%, 24.2%]")
     assert tuple(table.loc["放炮率 deal-in rate"].iloc[:2]) == ("0.0%", "[0.0%, 24.2%]")
@@ -309,11 +295,11 @@ def test_player_deep_link_small_sample(monkeypatch, demo, sql):
     assert any("A small sample: 12 局 games" in c.value and "from 75.8% to 100.0%" in c.value for c in at.caption)
     assert not any("hidden" in i.value for i in at.info)
     # opponents: ring-b sat in all of them; biggest wins link to the audit page
-    opp = _frame(at, "同桌 games")
+    opp = dataframe_with(at, "同桌 games")
     assert opp.iloc[0]["玩家 player"] == "player?variant=guilin&player=ring-b"
     assert opp.iloc[0]["同桌 games"] == demo_warehouse.RING_GAMES
     # recent games: a table, newest first, each linked to its audit page and its table's session
-    recent = _frame(at, "对局 game")
+    recent = dataframe_with(at, "对局 game")
     assert recent.iloc[0]["对局 game"] == f"audit?game={demo.ring_games[-1]}"
     assert len(recent) == demo_warehouse.RING_GAMES
     assert set(recent["结果 result"]) == {"胡 win · 点炮 dealt-in"}  # ring-b's discard each time
@@ -328,7 +314,7 @@ def test_player_rates_and_percentiles(monkeypatch, demo, sql):
     """With the threshold lowered, rates appear with their Wilson interval and percentile."""
     monkeypatch.setattr(players, "MIN_RATE_GAMES", 10)
     at = _open(monkeypatch, demo.warehouse, "screens/player.py", player="ring-a")
-    table = _summary(at)
+    table = player_summary(at)
     assert table.loc["胡率 win rate", "值 value"] == "100.0%"
     assert table.loc["放炮率 deal-in rate", "值 value"] == "0.0%"
     lo = 1 / (1 + 1.959963984540054 ** 2 / demo_warehouse.RING_GAMES)  # Wilson lower bound of 12/12
@@ -352,7 +338,7 @@ def test_leaderboard(monkeypatch, demo, sql):
     at = _open(monkeypatch, demo.warehouse, "screens/leaderboard.py")
     assert at.number_input(key="lb_min").value == players.LEADERBOARD_MIN
     assert at.selectbox(key="lb_sort").value == "rating"
-    board = _frame(at, "评分 rating")
+    board = dataframe_with(at, "评分 rating")
     assert board["评分 rating"].is_monotonic_decreasing if hasattr(board["评分 rating"], "is_monotonic_decreasing") \
         else list(board["评分 rating"]) == sorted(board["评分 rating"], reverse=True)
     at = _open(monkeypatch, demo.warehouse, "screens/leaderboard.py", min="5", sort="net")
@@ -360,7 +346,7 @@ def test_leaderboard(monkeypatch, demo, sql):
                   WHERE g.valid AND g.outcome IS NOT NULL AND g.variant = 'guilin'
                     AND json_extract_string(g.record_json, '$.x_experiment') IS NULL
                   GROUP BY 1 HAVING count(*) >= 5 ORDER BY net DESC, count(*) DESC, 1""")
-    board = _frame(at, "玩家 player")
+    board = dataframe_with(at, "玩家 player")
     assert board["玩家 player"].tolist()[:3] == [f"player?variant=guilin&min=5&player={p}" for p in want["player_id"][:3]]
     assert board["总分 net"].tolist() == want["net"].cast(pl.Int64).to_list()
     for bad in ({"min": EVIL}, {"sort": EVIL}, {"dir": EVIL}):
@@ -383,7 +369,7 @@ def test_player_rating_is_openskills(monkeypatch, demo):
     assert top["player_id"] == "ring-a" and top["rated"] == demo_warehouse.RING_GAMES == hist.height
     assert hist["rating"].to_list()[-1] == pytest.approx(top["rating"]) and hist["rating"].is_sorted()
     at = _open(monkeypatch, demo.warehouse, "screens/player.py", player="ring-a")
-    m = _metrics(at)
+    m = metric_values(at)
     # the rank is the leaderboard's: its 12 games are fewer than the default 30, so none
     assert m["评分 rating μ − 3σ"] == f"{top['rating']:.1f}" and m["排名 rank"] == "未上榜 unranked"
 
@@ -404,14 +390,14 @@ def test_fairness_on_the_demo(monkeypatch, demo):
     at = _open(monkeypatch, demo.warehouse, "screens/fairness.py")
     assert not at.error
     assert sum("Consistent with a uniform shuffle" in s.value for s in at.success) == 2
-    adv = _frame(at, "庄家胡率 [95%]")
+    adv = dataframe_with(at, "庄家胡率 [95%]")
     assert set(adv["规则集 ruleset"]) == {"guilin-default", demo.double_ruleset}
 
 
 def test_collusion_flags_the_planted_ring(monkeypatch, demo):
     """ring-b dealt in to ring-a in every shared 放炮 game: the top one-way flow, flagged, linked."""
     at = _open(monkeypatch, demo.warehouse, "screens/collusion.py")
-    flows = _frame(at, "放炮者 feeder")
+    flows = dataframe_with(at, "放炮者 feeder")
     top = flows.iloc[0]
     assert (top["放炮者 feeder"], top["胡家 winner"], top["标记 flag"]) == ("ring-b", "ring-a", "线索 lead")
     assert top["放炮 fed"] == demo_warehouse.RING_GAMES and top["反向 reverse"] == 0
@@ -424,7 +410,7 @@ def test_collusion_flags_the_planted_ring(monkeypatch, demo):
 
 def test_audit_search_by_two_players(monkeypatch, demo):
     at = _open(monkeypatch, demo.warehouse, "screens/audit.py", player="ring-a", **{"with": "ring-b"})
-    found = _frame(at, "对局 game")
+    found = dataframe_with(at, "对局 game")
     assert sorted(g.split("game=")[1] for g in found["对局 game"]) == sorted(demo.ring_games)
 
 
@@ -432,19 +418,19 @@ def test_audit_search_fields(monkeypatch, demo, sql):
     """Each search field narrows the games of the variant in scope: code, hand type, table, date, id
     text; rejects by code (lines of no known variant are in every variant's scope)."""
     at = _open(monkeypatch, demo.warehouse, "screens/audit.py", code="out_of_turn")
-    assert _frame(at, "对局 game")["对局 game"].tolist() == [f"audit?game={demo.tampered['guilin']}"]
+    assert dataframe_with(at, "对局 game")["对局 game"].tolist() == [f"audit?game={demo.tampered['guilin']}"]
     at = _open(monkeypatch, demo.warehouse, "screens/audit.py", code="bad_json")
-    rej = _frame(at, "原因 code")
+    rej = dataframe_with(at, "原因 code")
     assert len(rej) == 3 and set(rej["原因 code"]) == {"非 JSON bad_json"}
     n_zimo = sql("""SELECT count(*) AS n FROM games WHERE list_contains(hand_types, 'zimo') AND variant = 'guilin'
                     AND json_extract_string(record_json, '$.x_experiment') IS NULL""")["n"][0]
     at = _open(monkeypatch, demo.warehouse, "screens/audit.py", hand="zimo")
-    assert len(_frame(at, "对局 game")) == n_zimo > 0
+    assert len(dataframe_with(at, "对局 game")) == n_zimo > 0
     t = sql("SELECT table_id, count(*) AS n FROM games WHERE table_id = 'guilin-t0001' GROUP BY 1").row(0, named=True)
     at = _open(monkeypatch, demo.warehouse, "screens/audit.py", table="guilin-t0001")
-    assert len(_frame(at, "对局 game")) == t["n"] == 8
+    assert len(dataframe_with(at, "对局 game")) == t["n"] == 8
     at = _open(monkeypatch, demo.warehouse, "screens/audit.py", date="2026-11-29", q="example")
-    assert _frame(at, "对局 game")["对局 game"].tolist() == ["audit?game=example-guilin-1"]
+    assert dataframe_with(at, "对局 game")["对局 game"].tolist() == ["audit?game=example-guilin-1"]
     at = _open(monkeypatch, demo.warehouse, "screens/audit.py", date="29/11/2026")
     assert any("YYYY-MM-DD" in w.value for w in at.warning)
 

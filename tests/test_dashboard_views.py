@@ -11,7 +11,7 @@ import json
 
 import demo_warehouse
 import pytest
-from apptest_util import APP, open_page, page_text
+from apptest_util import APP, dataframe_with, metric_values, open_page, page_text, player_summary
 from streamlit.testing.v1 import AppTest
 
 from dashboards import audit as audit_mod
@@ -55,20 +55,7 @@ def _fresh(monkeypatch, demo, page: str, **params: str) -> AppTest:
     return at
 
 
-def _summary(at: AppTest):
-    """The player page's summary table (figure → value, interval, variant mean, percentile)."""
-    return next(t.value for t in at.table if t.value.index.name == "指标 figure")
 
-
-def _frame(at: AppTest, column: str):
-    for df in at.dataframe:
-        if column in df.value.columns:
-            return df.value
-    raise AssertionError(f"no dataframe with {column!r}")
-
-
-def _metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
 
 
 def _links(at: AppTest) -> list[tuple[str, str, str]]:
@@ -82,7 +69,7 @@ def test_rates_from_the_first_game_beside_the_variant_mean(monkeypatch, demo):
     beside the variant's mean — every valid decided guilin game has one winner among 3 seats, so
     wins / seats = won games / (3 × decided games)."""
     at = _open(monkeypatch, demo, "screens/player.py", player="ring-a")
-    table = _summary(at)
+    table = player_summary(at)
     g = _sql(demo, """SELECT count(*) FILTER (WHERE outcome = 'win') AS won, count(*) AS decided FROM games
                WHERE variant = 'guilin' AND valid AND outcome IS NOT NULL
                AND json_extract_string(record_json, '$.x_experiment') IS NULL""").row(0, named=True)
@@ -96,17 +83,17 @@ def test_player_rank_is_the_leaderboard_position(monkeypatch, demo):
     3rd of 47 (ring-a first, p064 second), and its page, opened from that board, says #3 / 47; with the
     default minimum of 30 games nobody in this small demo is ranked, ring-a's page says so."""
     board = _open(monkeypatch, demo, "screens/leaderboard.py", min="5")
-    frame = _frame(board, "玩家 player")
+    frame = dataframe_with(board, "玩家 player")
     assert len(frame) == 47
     assert frame["玩家 player"].tolist()[:3] == [f"player?variant=guilin&min=5&player={p}"
                                                 for p in ("ring-a", "p064", "p047")]
     assert frame["#"].tolist()[:3] == [1, 2, 3]
     at = _fresh(monkeypatch, demo, "screens/player.py", variant="guilin", min="5", player="p047")
-    assert _metrics(at)["排名 rank"] == "#3 / 47"
+    assert metric_values(at)["排名 rank"] == "#3 / 47"
     at = _fresh(monkeypatch, demo, "screens/player.py", variant="guilin", min="5", player="ring-a")
-    assert _metrics(at)["排名 rank"] == "#1 / 47"
+    assert metric_values(at)["排名 rank"] == "#1 / 47"
     at = _fresh(monkeypatch, demo, "screens/player.py", variant="guilin", player="ring-a")
-    assert _metrics(at)["排名 rank"] == "未上榜 unranked"
+    assert metric_values(at)["排名 rank"] == "未上榜 unranked"
 
 
 def test_a_bare_player_link_opens_on_the_variant_they_play(monkeypatch, demo):
@@ -134,8 +121,8 @@ def test_session_page_running_totals(monkeypatch, demo):
     p014 −7, 0, +8, +6, —, −5, 0, −6 → −4; ring-a +6; ring-b −6."""
     at = _fresh(monkeypatch, demo, "screens/session.py", table="guilin-t0001")
     assert at.query_params["variant"] == "guilin"
-    assert _metrics(at) == {"`ring-a`": "+6", "`p046`": "+4", "`p035`": "+0", "`p014`": "-4", "`ring-b`": "-6"}
-    rounds = _frame(at, "局 round")
+    assert metric_values(at) == {"`ring-a`": "+6", "`p046`": "+4", "`p035`": "+0", "`p014`": "-4", "`ring-b`": "-6"}
+    rounds = dataframe_with(at, "局 round")
     assert rounds["局 round"].tolist() == list(range(1, 9))
     assert rounds["p046"].tolist()[:4] == ["+14 → +14", "+0 → +14", "-4 → +10", "-3 → +7"]
     r5 = rounds.iloc[4]
@@ -308,13 +295,13 @@ def test_the_decision_review_of_the_worked_example(monkeypatch, demo):
     assert [m.value for m in at.metric] == ["100%", "0.000", "2"]
     assert (f"**第 2 步 step 2** · 座位 seat 1 的决策 decision: 打出 played `出牌 玖` — 与机器人相同 as the bot chooses "
             f"(W {24 / 59:.3f} 舵) · [复盘表 the review ↓](#review)") in [i.value for i in at.info]
-    table = _frame(at, "W bot")
+    table = dataframe_with(at, "W bot")
     assert list(table["步 step"]) == [1, 2] and list(table[" "]) == ["", "▶"]
     assert list(table["打出 played"]) == ["吃 小一 (小二 小三)", "出牌 玖"] and list(table["同 same"]) == ["✓", "✓"]
     assert list(table["W played"]) == [pytest.approx(24 / 59)] * 2
     at = _fresh(monkeypatch, demo, "screens/audit.py", game="example-guilin-1", review="0")
     assert [m.value for m in at.metric] == ["0%", "0.000", "1"]
-    table = _frame(at, "W bot")
+    table = dataframe_with(at, "W bot")
     assert (list(table["步 step"]), list(table["W played"]), list(table["W bot"])) == ([0], [0.0], [0.0])
 
 
