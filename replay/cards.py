@@ -90,6 +90,12 @@ class Deck:
         """Canonical codes of ``cards`` (codes or aliases). :raises UnknownCard:"""
         return _looked_up(self, self._canon, cards)  # type: ignore[attr-defined]
 
+    @cython.locals(codes=tuple)
+    def codes_of(self, kinds: Iterable[int]) -> list[str]:
+        """Canonical codes of ``kinds`` (kind indices), in order: the inverse of :meth:`kinds`."""
+        codes = self.codes
+        return [codes[k] for k in kinds]
+
     def kinds(self, cards: Iterable[str]) -> list[int]:
         """Kind index of each of ``cards`` (codes or aliases), in order: :meth:`index` of each.
         :raises UnknownCard:"""

@@ -69,10 +69,6 @@ _CODES: list[str] = list(ZIPAI.codes)  # kind -> code, read without an attribute
 _REACH, _stray_kinds = fast._REACH, fast.stray_kinds  # read at every claim window: no module attribute lookup
 
 
-def _codes(kinds) -> list[str]:
-    return [_CODES[k] for k in kinds]
-
-
 _IX: dict[str, int] = ZIPAI._index  # type: ignore[attr-defined]  # code -> kind (Deck.index's own table)
 
 
@@ -361,7 +357,7 @@ class GuilinState(GameState):
                 if self.has_chi(s, c):
                     out.append(Option(s, "chi", (R_CHI, pos), False, [], "chi"))
                 continue
-            evs = [Event(s, "chi", code, [codes[own[0]], codes[own[1]]], None, [_codes(g) for g in bi] if bi else None)
+            evs = [Event(s, "chi", code, [codes[own[0]], codes[own[1]]], None, [ZIPAI.codes_of(g) for g in bi] if bi else None)
                    for own, bi in self.chi_choices(s, c)]
             if evs:
                 out.append(Option(s, "chi", (R_CHI, pos), False, evs, "chi"))
@@ -644,7 +640,7 @@ class GuilinState(GameState):
             shown = f"with the 比 groups {ev.bi}, not the ones" if ev.bi else "without the 比 groups"
             raise self.fail("illegal_action", "xia_bi",
                             f"吃 {self.label(w.card)} {shown} the hand owes (下比; with 比 it would be one of: "
-                            f"{[[_codes(g) for g in bi] for o, bi in choices if tuple(own) == o][:3]}); the 吃 is cancelled (001 §技巧攻略 下张)")
+                            f"{[[ZIPAI.codes_of(g) for g in bi] for o, bi in choices if tuple(own) == o][:3]}); the 吃 is cancelled (001 §技巧攻略 下张)")
         self.explain_chi_cards(ev, w)
 
     def explain_chi_cards(self, ev: Event, w: Window, locked_only: bool = False) -> None:
@@ -856,7 +852,7 @@ class GuilinState(GameState):
         self.outcome = {
             "outcome": "win", "winner": s, "win_card": _CODES[c] if c is not None else None, "from": src,
             "points": points, "hand_types": hand_types,
-            "xing": {"cards": _codes(turned), "count": xing},
+            "xing": {"cards": ZIPAI.codes_of(turned), "count": xing},
             "units": units, "breakdown": bd, "scores": scores,
         }
 
@@ -958,7 +954,7 @@ class GuilinState(GameState):
     # -- views -------------------------------------------------------------------------------
     def facts(self) -> dict[str, Any]:
         """Variant-neutral facts for the warehouse (docs/warehouse.md)."""
-        melds = [{"seat": s, "kind": k, "cards": _codes(cards), "points": sc.meld_points(k, cards), "origin": "table"}
+        melds = [{"seat": s, "kind": k, "cards": ZIPAI.codes_of(cards), "points": sc.meld_points(k, cards), "origin": "table"}
                  for s in range(self.n) for k, cards in self.melds[s]]
         xing = None
         if self.win is not None and self.outcome is not None:
@@ -971,7 +967,7 @@ class GuilinState(GameState):
             "win_kind": self.win["kind"] if self.win else None,
             "melds": melds,
             "hands": [ZIPAI.expand(h) for h in self.hands],
-            "discards": [_codes(r) for r in self.river],
+            "discards": [ZIPAI.codes_of(r) for r in self.river],
             "wall_left": self.wall_left,
             "xing": xing,
         }
@@ -1021,8 +1017,8 @@ class GuilinState(GameState):
             "turn": self.turn,
             "wall_left": self.wall_left,
             "seats": [{"seat": s, "player": self.record.seats[s], "hand": ZIPAI.expand(self.hands[s]),
-                       "melds": [{"kind": k, "cards": _codes(c), "points": sc.meld_points(k, c)} for k, c in self.melds[s]],
-                       "discards": _codes(self.river[s]), "options": opts[s]} for s in range(self.n)],
+                       "melds": [{"kind": k, "cards": ZIPAI.codes_of(c), "points": sc.meld_points(k, c)} for k, c in self.melds[s]],
+                       "discards": ZIPAI.codes_of(self.river[s]), "options": opts[s]} for s in range(self.n)],
         }
 
     def census_elsewhere(self) -> dict[str, list[int]]:

@@ -9,6 +9,10 @@ On a discard: 胡 (any other seat) > 對 / 開毛 (上家 or 尾家; option ``du
 (4 copies), so 對/開毛 never compete with each other. 毛 (four in hand) is declared at the start
 or in one's own turn and is followed by a replacement draw from the front (1e: 從牌墩上層取一張);
 開毛's replacement comes from the 腰牌 (option ``yao_pai``, default the back of the wall).
+
+Cards are kind indices of :data:`replay.cards.SHANGDAREN`, its eight phrases of three characters in
+deck order (a phrase starts at a multiple of 3); events, facts and the audit view name them by their
+codes (``SHANGDAREN.codes_of``).
 """
 
 from __future__ import annotations
@@ -29,10 +33,6 @@ CODES = SHANGDAREN.codes
 INDEX = {c: k for k, c in enumerate(CODES)}  # canonical codes; aliases go through ``self.card``
 # 吃 takes the discard's phrase with the two other characters of it from the hand (1b)
 CHI_OTHERS = tuple(tuple(x for x in sc.phrase_of(c) if x != c) for c in range(24))
-
-
-def _codes(kinds) -> list[str]:
-    return [CODES[k] for k in kinds]
 
 
 def _phrase_rems(h: list[int]) -> list[int]:
@@ -369,7 +369,7 @@ class ShangdarenState(GameState):
         """Variant-neutral facts for the warehouse (docs/warehouse.md) plus ``jing``:
         ``{"main", "per_char": {char: {"count", "hu"}}}`` for a win, None otherwise."""
         p = sc.Params.of(self.rules, self.judgement.jing_main if self.judgement else None)
-        melds = [{"seat": s, "kind": k, "cards": _codes(cards), "points": sc.group_points(k, cards, p), "origin": "table"}
+        melds = [{"seat": s, "kind": k, "cards": SHANGDAREN.codes_of(cards), "points": sc.group_points(k, cards, p), "origin": "table"}
                  for s in range(self.n) for k, cards in self.melds[s]]
         jing = None
         if self.win is not None and self.judgement is not None:
@@ -383,7 +383,7 @@ class ShangdarenState(GameState):
             "win_kind": self.win["kind"] if self.win else None,
             "melds": melds,
             "hands": [SHANGDAREN.expand(h) for h in self.hands],
-            "discards": [_codes(r) for r in self.river],
+            "discards": [SHANGDAREN.codes_of(r) for r in self.river],
             "wall_left": self.wall_left,
             "jing": jing,
         }
@@ -429,8 +429,8 @@ class ShangdarenState(GameState):
             "turn": self.turn,
             "wall_left": self.wall_left,
             "seats": [{"seat": s, "player": self.record.seats[s], "hand": SHANGDAREN.expand(self.hands[s]),
-                       "melds": [{"kind": k, "cards": _codes(c), "points": sc.group_points(k, c, p)} for k, c in self.melds[s]],
-                       "discards": _codes(self.river[s]), "options": opts[s]} for s in range(self.n)],
+                       "melds": [{"kind": k, "cards": SHANGDAREN.codes_of(c), "points": sc.group_points(k, c, p)} for k, c in self.melds[s]],
+                       "discards": SHANGDAREN.codes_of(self.river[s]), "options": opts[s]} for s in range(self.n)],
         }
 
     def census_elsewhere(self) -> dict[str, list[int]]:

@@ -25,10 +25,6 @@ CHAR_OF, KINDS_OF = sc.CHAR_OF, sc.KINDS_OF
 PLAIN_FLOWER = tuple((ks[0], ks[1] if len(ks) > 1 else -1) for ks in KINDS_OF)  # per character: its kinds (-1: no 花)
 
 
-def _codes(kinds) -> list[str]:
-    return [CODES[k] for k in kinds]
-
-
 def groups_of(j: sc.Judgement) -> list[dict[str, Any]]:
     """A judgement's split as spec §8 ``groups``: ``[{"kind", "cards", "points"}, ...]``, melds first."""
     return [{"kind": g.kind, "cards": g.codes(), "points": g.points} for g in j.groups]
@@ -161,10 +157,10 @@ class GeziState(GameState):
                     peng, guan_sheng = peng or k == "peng", guan_sheng or k == "guan_sheng"
             if free >= 2 and not peng:  # 碰過的牌不能再招 (000 §操作規則 招)
                 # 碰: 手中有2個相同的字 (000 §操作規則 碰)
-                evs = [Event(seat=s, act="peng", card=code, cards=_codes(cs)) for cs in self.combos(s, ch, 2)]
+                evs = [Event(seat=s, act="peng", card=code, cards=HUAPAI.codes_of(cs)) for cs in self.combos(s, ch, 2)]
                 out.append(Option(s, "peng", meld_keys[pos], False, evs, "tongcheng_gezi.peng"))
                 if free >= 3:  # 招: 手中有1坎，別人再出一張 (000 §操作規則 招)
-                    evs = [Event(seat=s, act="zhao", card=code, cards=_codes(cs)) for cs in self.combos(s, ch, 3)]
+                    evs = [Event(seat=s, act="zhao", card=code, cards=HUAPAI.codes_of(cs)) for cs in self.combos(s, ch, 3)]
                     out.append(Option(s, "zhao", meld_keys[pos], False, evs, "tongcheng_gezi.zhao"))
             if guan_sheng:  # 滑: 其它玩家打出第五張 (000 §操作規則 滑)
                 out.append(Option(s, "hua", meld_keys[pos], False, [Event(seat=s, act="hua", card=code)], "tongcheng_gezi.hua"))
@@ -187,7 +183,7 @@ class GeziState(GameState):
             if max(counts) >= 4:
                 for ch in range(sc.N_CHARS):
                     if counts[ch] >= 4:  # 觀生 needs four of the character (combos then checks 撿 cards)
-                        evs += [Event(seat=s, act="guan_sheng", cards=_codes(cs)) for cs in self.combos(s, ch, 4)]
+                        evs += [Event(seat=s, act="guan_sheng", cards=HUAPAI.codes_of(cs)) for cs in self.combos(s, ch, 4)]
             for k, cards in self.melds[s]:
                 if k == "guan_sheng" and self.hua_open(s, CHAR_OF[cards[0]]):
                     evs += [Event(seat=s, act="hua", card=CODES[x]) for x in KINDS_OF[CHAR_OF[cards[0]]] if self.free(s, x) > 0]
@@ -285,7 +281,7 @@ class GeziState(GameState):
             raise self.fail("illegal_action", "guan_sheng", "觀生's `card` must be one of its four `cards`")
         need = {k: cards.count(k) for k in set(cards)}
         if any(self.hands[s][k] < n for k, n in need.items()):
-            raise self.fail("illegal_action", "guan_sheng", f"seat {s} does not hold {'+'.join(_codes(cards))}")
+            raise self.fail("illegal_action", "guan_sheng", f"seat {s} does not hold {'+'.join(HUAPAI.codes_of(cards))}")
         if any(self.free(s, k) < n for k, n in need.items()):
             raise self.fail("illegal_action", "jian_same", f"seat {s}'s {CODES[cards[0]]} includes a card it 撿ed: "
                             "a 撿 card never joins identical cards to 觀生 (000 §操作規則 撿)")
@@ -501,7 +497,7 @@ class GeziState(GameState):
         """Variant-neutral facts for the warehouse (docs/warehouse.md) plus ``gezi``: for a win
         ``{"from_cards", "from_melds", "hua_cards", "special"}`` (個子 from the cards' own counts,
         from the groups, 花 cards held, the special hand id or None); None for a draw."""
-        melds = [{"seat": s, "kind": k, "cards": _codes(cards), "points": sc.group_gezi(k, cards, self.hr), "origin": "table"}
+        melds = [{"seat": s, "kind": k, "cards": HUAPAI.codes_of(cards), "points": sc.group_gezi(k, cards, self.hr), "origin": "table"}
                  for s in range(self.n) for k, cards in self.melds[s]]
         gezi = None
         kind = None
@@ -516,7 +512,7 @@ class GeziState(GameState):
             "win_kind": kind,
             "melds": melds,
             "hands": [HUAPAI.expand(h) for h in self.hands],
-            "discards": [_codes(r) for r in self.river],
+            "discards": [HUAPAI.codes_of(r) for r in self.river],
             "wall_left": self.wall_left,
             "gezi": gezi,
         }
@@ -551,8 +547,8 @@ class GeziState(GameState):
             "wall_left": self.wall_left,
             "seats": [{"seat": s, "player": self.record.seats[s], "hand": HUAPAI.expand(self.hands[s]),
                        "jian": HUAPAI.expand(self.jian[s]),
-                       "melds": [{"kind": k, "cards": _codes(c), "points": sc.group_gezi(k, c, self.hr)} for k, c in self.melds[s]],
-                       "discards": _codes(self.river[s]), "options": opts[s]} for s in range(self.n)],
+                       "melds": [{"kind": k, "cards": HUAPAI.codes_of(c), "points": sc.group_gezi(k, c, self.hr)} for k, c in self.melds[s]],
+                       "discards": HUAPAI.codes_of(self.river[s]), "options": opts[s]} for s in range(self.n)],
         }
 
     def census_elsewhere(self) -> dict[str, list[int]]:

@@ -23,10 +23,6 @@ R_OWN, R_HU, R_PENG, R_CHI = 0, 1, 2, 3  # 003 §玩法规则 1: 歪/溜>胡>碰
 _RULE_LIU, _RULE_PIAO, _RULE_WAI, _RULE_HU, _RULE_PENG, _RULE_CHI = (f"{V}.{a}" for a in ("liu", "piao", "wai", "hu", "peng", "chi"))
 
 
-def _codes(kinds) -> list[str]:
-    return [ZIPAI.codes[k] for k in kinds]
-
-
 def _no_options() -> list[Option]:
     """A window's closing options (:class:`replay.engine.Window`): none, no option of 沅江 is forced."""
     return []
@@ -567,7 +563,7 @@ class YuanjiangState(GameState):
     # -- views -------------------------------------------------------------------------------
     def facts(self) -> dict[str, Any]:
         """Variant-neutral facts for the warehouse (docs/warehouse.md), plus ``hand_type_xi``."""
-        melds = [{"seat": s, "kind": k, "cards": _codes(cards), "points": sc.meld_xi(k, cards), "origin": "table"}
+        melds = [{"seat": s, "kind": k, "cards": ZIPAI.codes_of(cards), "points": sc.meld_xi(k, cards), "origin": "table"}
                  for s in range(self.n) for k, cards in self.melds[s]]
         type_xi = None
         if self.win is not None:
@@ -579,7 +575,7 @@ class YuanjiangState(GameState):
             "win_kind": self.win["kind"] if self.win else None,
             "melds": melds,
             "hands": [ZIPAI.expand(h) for h in self.hands],
-            "discards": [_codes(r) for r in self.river],
+            "discards": [ZIPAI.codes_of(r) for r in self.river],
             "wall_left": self.wall_left,
             "xing": None,  # no 醒 in this game
             "hand_type_xi": type_xi,
@@ -611,13 +607,13 @@ class YuanjiangState(GameState):
             cols = sc.lipai(self.hands[s])
             melds = []
             for k, c in self.melds[s]:
-                public = _codes(c)
+                public = ZIPAI.codes_of(c)
                 if k in ("wai", "liu"):
-                    public = [] if self.rules["wei_display"] == "an_wei" else _codes(c[:1])
-                melds.append({"kind": k, "cards": _codes(c), "points": sc.meld_xi(k, c), "public": public})
+                    public = [] if self.rules["wei_display"] == "an_wei" else ZIPAI.codes_of(c[:1])
+                melds.append({"kind": k, "cards": ZIPAI.codes_of(c), "points": sc.meld_xi(k, c), "public": public})
             seats.append({"seat": s, "player": self.record.seats[s], "hand": [x for col in cols for x in col],
-                          "lipai": cols, "melds": melds, "discards": _codes(self.river[s]),
-                          "locked": _codes(sorted(self.locked[s])), "options": opts[s]})
+                          "lipai": cols, "melds": melds, "discards": ZIPAI.codes_of(self.river[s]),
+                          "locked": ZIPAI.codes_of(sorted(self.locked[s])), "options": opts[s]})
         return {"phase": self.phase.value, "turn": self.turn, "wall_left": self.wall_left, "seats": seats}
 
     def census_elsewhere(self) -> dict[str, list[int]]:
