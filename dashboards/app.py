@@ -64,6 +64,7 @@ _PAGES = {
 }
 
 page = st.navigation(_PAGES)
-ui.page_scope(page.url_path, ui.ctx())
-ui.sidebar(ui.ctx())
+run = ui.begin_run()
+ui.page_scope(page.url_path, run)
+ui.sidebar(run)
 page.run()

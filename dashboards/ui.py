@@ -90,9 +90,20 @@ class Ctx:
         return _root(self.path, self.layout)
 
 
+_RUN_CTX = "_paipu_ctx"
+
+
+def begin_run() -> Ctx:
+    """The warehouse as this run of the app finds it, checked once (its files, which tables hold
+    rows) and kept in the session for :func:`ctx`. The entry script calls it first on every run."""
+    c = st.session_state[_RUN_CTX] = Ctx()
+    return c
+
+
 def ctx() -> Ctx:
-    """The current session's :class:`Ctx` (recomputed each run: the layout check is a few stats)."""
-    return Ctx()
+    """This run's :class:`Ctx` (:func:`begin_run`); a page run without the entry script checks anew."""
+    c = st.session_state.get(_RUN_CTX)
+    return c if isinstance(c, Ctx) else Ctx()
 
 
 def require_warehouse(c: Ctx) -> None:

@@ -5,6 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 
+def pytest_configure(config: Any) -> None:
+    """AppTest scans every installed package for Streamlit components each time a new app starts;
+    the installed packages do not change during a run, so each test process scans once."""
+    import functools
+
+    from streamlit.components.v2 import manifest_scanner
+
+    manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """One line before the totals (``-q`` hides the header): ``paipu kernel: ...``."""
     from replay import kernel
