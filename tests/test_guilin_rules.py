@@ -52,7 +52,7 @@ def norm(codes) -> tuple[str, ...]:
 
 def groups_of(s) -> list[tuple[tuple[str, ...], int]]:
     """The split as sorted (cards, 胡) pairs: independent of the engine's kind names."""
-    return sorted((norm(g.codes()), g.points) for g in s.groups)
+    return sorted((norm(ZIPAI.codes_of(g.cards)), g.points) for g in s.groups)
 
 
 # -- 吃 shapes (001 §顺子, §特殊顺子, §特殊牌型, §搭子) ------------------------------------

@@ -46,7 +46,7 @@ def test_of_equal_splits_the_first_move_in_the_search_order_wins(scorer) -> None
     # before a 搭, so the runs win the tie.
     sp = best_split(K(["x2", "x2", "x3", "x3", "x4", "x4", "d2", "d3", "d4"]), [], None, None)
     assert sp is not None and sp.points == 0
-    assert [(g.kind, g.codes()) for g in sp.groups] == [
+    assert [(g.kind, ZIPAI.codes_of(g.cards)) for g in sp.groups] == [
         ("shunzi", ["x2", "x3", "x4"]), ("shunzi", ["x2", "x3", "x4"]), ("shunzi", ["d2", "d3", "d4"])]
 
 

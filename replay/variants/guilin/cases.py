@@ -20,6 +20,7 @@ from typing import Any
 
 from replay.cards import ZIPAI
 from replay.engine import GameState, Phase, Window
+from replay.groups import groups_json
 from replay.judge import Position, case_frame
 from replay.record import Deal, Event, Record
 from replay.variants.guilin import scoring as sc
@@ -31,7 +32,7 @@ DEALT = ("kan", "long")  # dealt 3 / 4 of a kind: concealed, they join the hand 
 
 def groups(state: GameState) -> list[dict[str, Any]]:
     """Spec §8 ``groups`` of a won state: the winner's split, melds first."""
-    return sc.case_groups(state.won()["groups"])
+    return groups_json(state.won()["groups"], ZIPAI)
 
 
 def parse_melds(melds: list, hand: list[int]) -> list[tuple[str, tuple[int, ...]]]:

@@ -18,12 +18,12 @@ tests/test_guilin_kernel.py holds equal to :func:`best_split` and :func:`chi_cho
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Iterator, NamedTuple, Sequence
 
 from replay.cards import ZIPAI
+from replay.groups import Group, Split
 
 MIN_HU = 10  # 001 §打10胡胡牌规则
 MAX_CARDS = 53  # in hand, at most: with the winning card, 18 groups (the kernel's packed answer holds 18)
@@ -86,40 +86,13 @@ def chi_shape(cards: Sequence[int]) -> str | None:
 def _chi_points(cards: tuple[int, ...]) -> int:
     shape = chi_shape(cards)
     if shape is None:
-        raise ValueError(f"not a 吃 shape: {[ZIPAI.codes[c] for c in cards]}")
+        raise ValueError(f"not a 吃 shape: {ZIPAI.codes_of(cards)}")
     return group_points(shape, min(cards))
 
 
 def chi_points(cards: Sequence[int]) -> int:
     """胡 of a 吃 / 比 group or a concealed run (0 unless 一二三 / 二七十). :raises ValueError: not a shape."""
     return _chi_points(tuple(cards))
-
-
-@dataclass(frozen=True)
-class Group:
-    """One group of a split: ``kind``, ``cards`` (kind indices), ``points`` (胡), ``origin``
-    (``table`` for a meld laid in play, ``hand`` for a concealed group)."""
-
-    kind: str
-    cards: tuple[int, ...]
-    points: int
-    origin: str = "hand"
-
-    def codes(self) -> list[str]:
-        return [ZIPAI.codes[c] for c in self.cards]
-
-
-def case_groups(groups: Sequence[Group]) -> list[dict]:
-    """Spec §8 ``groups`` of a split: ``[{"kind", "cards", "points"}, ...]`` (melds first)."""
-    return [{"kind": g.kind, "cards": g.codes(), "points": g.points} for g in groups]
-
-
-@dataclass(frozen=True)
-class Split:
-    """The best split of a finished hand: every group (melds first) and the total 胡."""
-
-    groups: tuple[Group, ...]
-    points: int
 
 
 def meld_points(kind: str, cards: Sequence[int]) -> int:

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from replay.cards import ZIPAI
 from replay.engine import GameState, Option, Phase, Window
+from replay.groups import Group, Split, groups_json
 from replay.record import Event
 from replay.variants.guilin import _kernel as fast
 from replay.variants.guilin import scoring as sc
@@ -213,7 +214,7 @@ class GuilinState(GameState):
         melds[i] = ("kai_duo", (card,) * 4)
         return melds
 
-    def split(self, seat: int, card: int | None, win_from: str | None) -> sc.Split | None:
+    def split(self, seat: int, card: int | None, win_from: str | None) -> Split | None:
         """The best split of ``seat``'s hand winning on ``card`` from ``win_from`` (spec §8: the
         highest reading). A 胡 in place of a forced 开舵 of a table meld is read both ways — the
         meld kept and the card used in the hand, or the meld opened to 开舵 (:meth:`kai_duo_melds`)
@@ -250,7 +251,7 @@ class GuilinState(GameState):
         groups = self.sanlong_groups(seat)
         return sum(g.points for g in groups) if groups else 0
 
-    def sanlong_groups(self, seat: int) -> tuple[sc.Group, ...]:
+    def sanlong_groups(self, seat: int) -> tuple[Group, ...]:
         """The groups of a 三笼五坎 hand (001 §玩法规则: 三笼五坎 ×2舵), () when it is not one: its dealt
         fours — in hand, or laid down as 扫穿 before the first discard under ``dealt_four =
         lay_down_pairs`` (still dealt: at the start those are the seat's only melds) — and its dealt
@@ -267,7 +268,7 @@ class GuilinState(GameState):
         if n_four < 3 and n_kan < 5:
             return ()
         kinds = {**{k: "sao_chuan" for k in laid}, **{k: "long" for k in longs}, **{k: "kan" for k in kans}}
-        return tuple(sc.Group(g, (k,) * (3 if g == "kan" else 4), sc.group_points(g, k)) for k, g in sorted(kinds.items()))
+        return tuple(Group(g, (k,) * (3 if g == "kan" else 4), sc.group_points(g, k)) for k, g in sorted(kinds.items()))
 
     # -- options ---------------------------------------------------------------------------
     def start_options(self) -> list[Option]:
@@ -796,7 +797,7 @@ class GuilinState(GameState):
                              + (f" with {self.label(c)}" if c is not None else "") + suffix)
         return self.fail("not_a_win", "hu_shape", f"seat {s}'s best split makes {sp.points} 胡, under the "
                          f"{sc.MIN_HU}-胡 minimum (001 §打10胡胡牌规则)" + suffix,
-                         detail={"points": sp.points, "groups": sc.case_groups(sp.groups)})
+                         detail={"points": sp.points, "groups": groups_json(sp.groups, ZIPAI)})
 
     # -- settlement --------------------------------------------------------------------------
     def end_win(self, s: int, c: int | None, win_from: str | None, card_src: int | None, after_forced: bool = False) -> None:
@@ -960,7 +961,7 @@ class GuilinState(GameState):
         if self.win is not None and self.outcome is not None:
             ws = self.win["seat"]
             melds = [m for m in melds if m["seat"] != ws]
-            melds += [{"seat": ws, "kind": g.kind, "cards": g.codes(), "points": g.points, "origin": g.origin}
+            melds += [{"seat": ws, "kind": g.kind, "cards": ZIPAI.codes_of(g.cards), "points": g.points, "origin": g.origin}
                       for g in self.win["groups"]]
             xing = {"mode": self.rules["xing_mode"], **self.outcome["xing"]}
         return {

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from replay.engine import Phase, Window
+from replay.groups import groups_json
 from replay.judge import Position, case_frame
 from replay.record import Deal, Event, Record
 from replay.variants.huapai import scoring as sc
@@ -86,7 +87,7 @@ def position(case: dict[str, Any], ruleset, make_state) -> Position:
         src = (seat - 1) % st.n
         st.phase, st.turn, st.drawn = Phase.WINDOW, src, None
         st.window = Window(w, src, "discard", st.window_options(w, src))
-    return Position(st, seat, lambda st: sc.groups_json(st.won()["split"]), hu=hu)
+    return Position(st, seat, lambda st: groups_json(st.won()["split"].groups, st.deck), hu=hu)
 
 
 def score_case_of(state, seat: int) -> dict[str, Any]:

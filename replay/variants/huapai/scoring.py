@@ -27,6 +27,7 @@ from operator import add, itemgetter
 from typing import Sequence
 
 from replay.cards import HUAPAI, HUAPAI_CHARS, HUAPAI_RED, Deck
+from replay.groups import Group, Split
 from replay.split import components, split_test
 
 MIN_HU = 17  # 002 §4: 至少有17個胡
@@ -266,36 +267,16 @@ def _best(rem: tuple[int, ...], placed: bool, main: int | None, cfg: Cfg) -> tup
 
 
 @dataclass(frozen=True)
-class Group:
-    """One group of a split: ``kind`` (``ju``, ``kan``, ``zha``, ``fan``, ``tingtou`` in hand;
-    ``dui``, ``zhao``, ``zha``, ``kai_fan`` on the table), ``cards`` (codes), ``points`` (胡),
-    ``origin`` (``hand`` or ``table``)."""
+class JingSplit(Split):
+    """The best split of a finished hand (:class:`replay.groups.Split`: the groups, melds first, and
+    the total 胡) with its 精: ``main`` the 主精 character (None: the winner holds no 精),
+    ``jing_count`` the 精 cards held (賴 included), ``per_char`` ``{char: {"hua", "su", "hu"}}`` for
+    every 精 character held. Group kinds: ``ju``, ``kan``, ``zha``, ``fan``, ``tingtou`` in hand;
+    ``dui``, ``zhao``, ``zha``, ``kai_fan`` on the table."""
 
-    kind: str
-    cards: tuple[str, ...]
-    points: int
-    origin: str = "hand"
-
-
-@dataclass(frozen=True)
-class Split:
-    """The best split of a finished hand.
-
-    :param groups: melds first, then the concealed groups. :param points: total 胡.
-    :param main: the 主精 character (None: the winner holds no 精). :param jing_count: 精 cards held
-        (賴 included). :param per_char: ``{char: {"hua", "su", "hu"}}`` for every 精 character held.
-    """
-
-    groups: tuple[Group, ...]
-    points: int
     main: str | None
     jing_count: int
     per_char: dict[str, dict[str, int]] = field(default_factory=dict)
-
-
-def groups_json(split: Split) -> list[dict]:
-    """Spec §8 ``groups`` of a split: ``[{"kind", "cards", "points"}]``, melds first."""
-    return [{"kind": g.kind, "cards": list(g.cards), "points": g.points} for g in split.groups]
 
 
 _LAI_KIND: dict[str, int | None] = {}
@@ -337,13 +318,13 @@ def _readings(hand: Sequence[int], win_card: int | None, cfg: Cfg):
 
 
 def best_split(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], win_card: int | None,
-               cfg: Cfg) -> Split | None:
+               cfg: Cfg) -> JingSplit | None:
     """The highest-胡 split of a finished hand, or None when its shape is not complete.
 
     :param hand: count vector over ``cfg.deck`` of the concealed cards before the winning card.
     :param melds: ``(kind, kinds)`` on the table (``dui``, ``zhao``, ``zha``, ``kai_fan``).
     :param win_card: the winning kind (None: judge ``hand`` as it is).
-    :returns: :class:`Split`; the caller applies the 17-胡 minimum. Every reading of the 賴 (as 花三,
+    :returns: :class:`JingSplit`; the caller applies the 17-胡 minimum. Every reading of the 賴 (as 花三,
         花五 or 花七) and, with ``zhu_jing_tie=best``, every tied 主精 is tried; the most 胡 wins
         (002 §雙別桿: 賴子可作為任一精; §定精方法: 所持最多者為主精).
     """
@@ -351,7 +332,7 @@ def best_split(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], 
     for _, kinds in melds:
         for x in kinds:
             table_chars[KCHAR[x]] += 1
-    best: Split | None = None
+    best: JingSplit | None = None
     for assign, kinds, chars in _readings(hand, win_card, cfg):
         if not shape_ok(chars, False, cfg.zha_in_hand):
             continue
@@ -382,30 +363,31 @@ def best_split(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], 
 
 
 def _materialize(table, groups, main: int | None, kinds: list[int], assign: tuple[int, ...], cfg: Cfg, pts: int,
-                 held: dict[int, int]) -> Split:
-    """Turn the search's groups into :class:`Group` values with real codes (花 copies of non-精
-    characters and 賴 put back) and the per-character 精 facts."""
-    codes = cfg.deck.codes
+                 held: dict[int, int]) -> JingSplit:
+    """Turn the search's groups into :class:`Group` values of the deck's real kinds (花 copies of
+    non-精 characters and 賴 put back) and the per-character 精 facts."""
+    lk = lai_kind(cfg.deck)
+    lai = lk if lk is not None else -1  # 賴's kind (read only in a deck that holds it)
     hua_left = {ch: kinds[h] for ch, h in HUA.items() if ch not in cfg.jing}
     # 賴 folded into 花 kinds (lai_hu=hua) are named back on the first 花 copies of their character
     lai_left = {ch: assign.count(ch) for ch in set(assign)} if cfg.lai_hu != "gongan" else {}
 
-    out = [Group(k, tuple(codes[x] for x in c), p, "table") for k, c, p in table]
+    out = [Group(k, c, p, "table") for k, c, p in table]
     for k, c, p in groups:  # a loop, not an inner function: compiled, that made a cycle a hand
         named = []
         for x in c:
             if x >= N_KIND:  # a 賴 slot
-                named.append(LAI)
+                named.append(lai)
                 continue
             ch = KCHAR[x]
             if ch in hua_left and hua_left[ch] and not KHUA[x]:
                 hua_left[ch] -= 1
-                named.append(codes[HUA[ch]])
+                named.append(HUA[ch])
             elif KHUA[x] and lai_left.get(ch):
                 lai_left[ch] -= 1
-                named.append(LAI)
+                named.append(lai)
             else:
-                named.append(codes[x])
+                named.append(x)
         out.append(Group(k, tuple(named), p))
     per: dict[str, dict[str, int]] = {}
     for ch in cfg.jing_order:
@@ -425,7 +407,7 @@ def _materialize(table, groups, main: int | None, kinds: list[int], assign: tupl
             else:
                 hu += p
         per[HUAPAI_CHARS[ch]] = {"hua": hua, "su": su, "hu": hu}
-    return Split(tuple(out), pts, HUAPAI_CHARS[main] if main is not None else None, sum(held.values()), per)
+    return JingSplit(tuple(out), pts, HUAPAI_CHARS[main] if main is not None else None, sum(held.values()), per)
 
 
 @lru_cache(maxsize=None)

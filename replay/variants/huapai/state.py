@@ -18,6 +18,7 @@ from typing import Any
 
 from replay.cards import HUAPAI_CHARS, Deck
 from replay.engine import GameState, Option, Phase, Window
+from replay.groups import groups_json
 from replay.record import Event
 from replay.variants.huapai import scoring as sc
 
@@ -503,7 +504,7 @@ class HuapaiState(GameState):
                              f"seat {s}'s cards with {self.code(c)} do not all form {groups} around one 聽頭 (002 §4)")
         return self.fail("not_a_win", "hu_shape", f"seat {s}'s best split with {self.code(c)} makes {sp.points} 胡, "
                          f"under the {sc.MIN_HU}-胡 minimum (002 §4)",
-                         detail={"points": sp.points, "groups": sc.groups_json(sp)})
+                         detail={"points": sp.points, "groups": groups_json(sp.groups, self.deck)})
 
     # -- settlement --------------------------------------------------------------------------
     def end_win(self, s: int, c: int, src: int | None) -> None:
@@ -550,9 +551,9 @@ class HuapaiState(GameState):
         jing = None
         if self.win is not None:
             ws = self.win["seat"]
-            sp: sc.Split = self.win["split"]
+            sp: sc.JingSplit = self.win["split"]
             melds = [m for m in melds if m["seat"] != ws]
-            melds += [{"seat": ws, "kind": g.kind, "cards": list(g.cards), "points": g.points, "origin": g.origin}
+            melds += [{"seat": ws, "kind": g.kind, "cards": self.deck.codes_of(g.cards), "points": g.points, "origin": g.origin}
                       for g in sp.groups]
             jing = {"main": sp.main, "per_char": sp.per_char}
         return {

@@ -17,6 +17,7 @@ from typing import Any
 
 from replay.cards import SHANGDAREN
 from replay.engine import GameState, Phase, Window
+from replay.groups import groups_json
 from replay.judge import Position, case_frame
 from replay.record import Deal, Event, Record
 from replay.variants.shangdaren import scoring as sc
@@ -26,7 +27,7 @@ WINNER, SOURCE = 1, 0  # the winner and the seat whose discard it wins on (its ไ
 
 def groups(state: GameState) -> list[dict[str, Any]]:
     """spec ยง8 ``groups`` of a won state: the winner's split, melds first."""
-    return sc.case_groups(state.judgement.groups)  # type: ignore[attr-defined]
+    return groups_json(state.judgement.groups, SHANGDAREN)  # type: ignore[attr-defined]
 
 
 def position(case: dict, rules: Any) -> Position:

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from replay.cards import SHANGDAREN
+from replay.groups import Group
 
 N_KINDS = 24
 JING = (3, 15, 21)  # 上 七 福 (002 §上大人: 其中上、七、福稱為“精”)
@@ -51,10 +52,6 @@ JING_CLASSES = frozenset({"pihu", "taihu", "taihu_fan"})
 PENGPENG_BONUS = 2  # 002 §上大人 3a: 碰碰胡的話就在原有的基礎分上加2分
 # the classes 碰碰胡 adds to, per option ``pengpeng_scope`` (None: every class)
 PENGPENG_CLASSES: dict[str, frozenset[str] | None] = {"jing": JING_CLASSES, "taihu_fan": frozenset({"taihu_fan"}), "all": None}
-
-
-def code(k: int) -> str:
-    return SHANGDAREN.codes[k]
 
 
 def phrase_of(k: int) -> tuple[int, int, int]:
@@ -118,24 +115,6 @@ def group_points(kind: str, cards: Sequence[int], p: Params) -> int:
     if kind == "ting_tou":
         return ting_tou_points(cards, p)
     raise ValueError(f"unknown group kind {kind!r}")
-
-
-@dataclass(frozen=True)
-class Group:
-    """One group of a split: ``kind``, ``cards`` (kinds), ``points`` (胡), ``origin`` (table/hand)."""
-
-    kind: str
-    cards: tuple[int, ...]
-    points: int
-    origin: str = "hand"
-
-    def codes(self) -> list[str]:
-        return [code(c) for c in self.cards]
-
-
-def case_groups(groups: Sequence[Group]) -> list[dict[str, Any]]:
-    """Groups as spec §8 ``groups``: ``[{"kind", "cards", "points"}, ...]``."""
-    return [{"kind": g.kind, "cards": g.codes(), "points": g.points} for g in groups]
 
 
 @lru_cache(maxsize=100_000)
@@ -335,7 +314,7 @@ def per_jing(j: Judgement, rules: Any) -> dict[str, dict[str, int]]:
                 hu += phrase_points((jk,), p)
             elif all(c == jk for c in g.cards):
                 hu += g.points
-        out[code(jk)] = {"count": j.held[jk], "hu": hu}
+        out[SHANGDAREN.codes[jk]] = {"count": j.held[jk], "hu": hu}
     return out
 
 

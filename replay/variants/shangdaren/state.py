@@ -10,9 +10,8 @@ On a discard: 胡 (any other seat) > 對 / 開毛 (上家 or 尾家; option ``du
 or in one's own turn and is followed by a replacement draw from the front (1e: 從牌墩上層取一張);
 開毛's replacement comes from the 腰牌 (option ``yao_pai``, default the back of the wall).
 
-Cards are kind indices of :data:`replay.cards.SHANGDAREN`, its eight phrases of three characters in
-deck order (a phrase starts at a multiple of 3); events, facts and the audit view name them by their
-codes (``SHANGDAREN.codes_of``).
+Cards are kind indices of :data:`replay.cards.SHANGDAREN` (eight phrases of three characters in deck
+order, each starting at a multiple of 3); events, facts and the audit view name them by their codes.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from typing import Any
 
 from replay.cards import SHANGDAREN
 from replay.engine import GameState, Option, Phase, Window
+from replay.groups import groups_json
 from replay.record import Event
 from replay.variants.shangdaren import scoring as sc
 
@@ -58,7 +58,7 @@ def _detail(j: sc.Judgement) -> dict[str, Any] | None:
     minimum; None when the cards form no shape."""
     if j.points is None:
         return None
-    return {"points": j.points, "groups": sc.case_groups(j.groups)}
+    return {"points": j.points, "groups": groups_json(j.groups, SHANGDAREN)}
 
 
 class ShangdarenState(GameState):
@@ -375,7 +375,7 @@ class ShangdarenState(GameState):
         if self.win is not None and self.judgement is not None:
             ws = self.win["seat"]
             melds = [m for m in melds if m["seat"] != ws]
-            melds += [{"seat": ws, "kind": g.kind, "cards": g.codes(), "points": g.points, "origin": g.origin}
+            melds += [{"seat": ws, "kind": g.kind, "cards": SHANGDAREN.codes_of(g.cards), "points": g.points, "origin": g.origin}
                       for g in self.judgement.groups]
             assert self.outcome is not None  # a 胡 settled the hand
             jing = {"main": self.outcome["jing"]["main"], "per_char": sc.per_jing(self.judgement, self.rules)}

@@ -19,10 +19,11 @@ from typing import Any
 
 from replay.cards import HUAPAI
 from replay.engine import Phase, Window
+from replay.groups import groups_json
 from replay.judge import Position, case_frame
 from replay.record import Deal, Event, Record
 from replay.variants.tongcheng_gezi import scoring as sc
-from replay.variants.tongcheng_gezi.state import GeziState, groups_of
+from replay.variants.tongcheng_gezi.state import GeziState
 
 LAID = ("peng", "zhao", "guan_sheng", "hua")
 
@@ -93,7 +94,7 @@ def position(case: dict[str, Any], ruleset) -> Position:
         src = (seat - 1) % n
         st.phase, st.turn, st.can_hu = Phase.WINDOW, src, None
         st.window = Window(w, src, "discard", st.window_options(w, src))
-    return Position(st, seat, lambda st: groups_of(st.won()["judgement"]), hu=hu)
+    return Position(st, seat, lambda st: groups_json(st.won()["judgement"].groups, HUAPAI), hu=hu)
 
 
 def score_case_of(state: GeziState, seat: int) -> dict[str, Any]:

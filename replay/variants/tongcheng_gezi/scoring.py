@@ -27,6 +27,7 @@ from itertools import combinations
 from typing import Any, Mapping, Sequence
 
 from replay.cards import HUAPAI, HUAPAI_CHARS, HUAPAI_RED
+from replay.groups import Group
 from replay.split import components, split_test
 
 N_KINDS = len(HUAPAI.codes)  # 27
@@ -235,21 +236,6 @@ def _best(counts: tuple[int, ...], half: int, cons: Cons | None = None
         if best is None or bonus + sub[0] > best[0]:
             best = (bonus + sub[0], ((kind, chars), *sub[1]))
     return best
-
-
-@dataclass(frozen=True)
-class Group:
-    """One group of a split: ``kind`` (``ju``, ``kan``, ``ban_ju``, ``dui`` or a meld act),
-    ``cards`` (kinds), ``points`` (個子 with its cards), ``origin`` (``table``: a meld laid in
-    play; ``hand``: a concealed group)."""
-
-    kind: str
-    cards: tuple[int, ...]
-    points: int
-    origin: str = "hand"
-
-    def codes(self) -> list[str]:
-        return [HUAPAI.codes[c] for c in self.cards]
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from replay.cards import HUAPAI
 from replay.engine import GameState, Option, Phase, Window
+from replay.groups import groups_json
 from replay.record import Event
 from replay.variants.tongcheng_gezi import scoring as sc
 
@@ -23,11 +24,6 @@ R_HU, R_MELD, R_JIAN = 0, 1, 2
 CODES = HUAPAI.codes
 CHAR_OF, KINDS_OF = sc.CHAR_OF, sc.KINDS_OF
 PLAIN_FLOWER = tuple((ks[0], ks[1] if len(ks) > 1 else -1) for ks in KINDS_OF)  # per character: its kinds (-1: no 花)
-
-
-def groups_of(j: sc.Judgement) -> list[dict[str, Any]]:
-    """A judgement's split as spec §8 ``groups``: ``[{"kind", "cards", "points"}, ...]``, melds first."""
-    return [{"kind": g.kind, "cards": g.codes(), "points": g.points} for g in j.groups]
 
 
 class GeziState(GameState):
@@ -363,7 +359,7 @@ class GeziState(GameState):
         "groups"}`` (spec §8 groups) when the shape is complete, else ``liu_ju_ban``."""
         if j.points is None:
             return self.fail("not_a_win", "liu_ju_ban", message)
-        return self.fail("not_a_win", "min_gezi", message, detail={"points": j.points, "groups": groups_of(j)})
+        return self.fail("not_a_win", "min_gezi", message, detail={"points": j.points, "groups": groups_json(j.groups, HUAPAI)})
 
     def window_closed(self, w: Window) -> None:
         """Nobody took the discard: it stays in the river and the 下家 draws."""
@@ -505,7 +501,7 @@ class GeziState(GameState):
             ws = self.win["seat"]
             j: sc.Judgement = self.win["judgement"]
             melds = [m for m in melds if m["seat"] != ws]
-            melds += [{"seat": ws, "kind": g.kind, "cards": g.codes(), "points": g.points, "origin": g.origin} for g in j.groups]
+            melds += [{"seat": ws, "kind": g.kind, "cards": HUAPAI.codes_of(g.cards), "points": g.points, "origin": g.origin} for g in j.groups]
             gezi = {"from_cards": j.from_cards, "from_melds": j.from_melds, "hua_cards": self.win["hua_cards"], "special": j.special}
             kind = self.win["kind"]
         return {

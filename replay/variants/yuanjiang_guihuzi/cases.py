@@ -21,6 +21,7 @@ from typing import Any
 
 from replay.cards import ZIPAI
 from replay.engine import GameState, Phase
+from replay.groups import groups_json
 from replay.judge import Position, case_frame
 from replay.record import Deal, Event, Record
 from replay.variants.yuanjiang_guihuzi import scoring as sc
@@ -73,7 +74,7 @@ def parse_melds(raw: Any) -> tuple[list[int], list[tuple[str, tuple[int, ...]]],
 
 def groups(state: GameState) -> list[dict[str, Any]]:
     """spec §8 ``groups`` of a won state: the winner's best split, melds first."""
-    return sc.case_groups(state.won()["eval"].groups)
+    return groups_json(state.won()["eval"].groups, ZIPAI)
 
 
 def position(case: dict[str, Any], rules: Any) -> Position:

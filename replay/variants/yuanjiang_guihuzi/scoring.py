@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from replay.cards import ZIPAI
+from replay.groups import Group, groups_json
 from replay.options import Ruleset
 
 # 003 §2: 二七十、贰柒拾为红色
@@ -82,21 +83,6 @@ def meld_xi(kind: str, cards: Sequence[int]) -> int:
     return XI[kind]
 
 
-@dataclass(frozen=True)
-class Group:
-    """One group of a split: ``kind``, ``cards`` (kind indices), ``xi`` (息), ``origin``
-    (``table`` for a meld laid in play, ``hand`` for a concealed group)."""
-
-    kind: str
-    cards: tuple[int, ...]
-    xi: int
-    origin: str = "hand"
-
-    def codes(self) -> list[str]:
-        """The group's cards as canonical codes."""
-        return [ZIPAI.codes[c] for c in self.cards]
-
-
 # Features of a concealed split that the scoring needs: (n_kan, n_wai, dan_wai, all_xi (every group
 # but the 门子 has 息), any_xi (some group, 门子 included, has 息), has_seq, seq_all_red, menzi kind).
 Feat = tuple[int, int, bool, bool, bool, bool, bool, str]
@@ -108,7 +94,7 @@ def _add(f: Feat, g: Group) -> Feat:
     seq = g.kind in SEQ_KINDS
     is_menzi = g.kind in MENZI_KINDS
     return (n_kan + (g.kind == "kan"), n_wai + (g.kind == "wai"), dan_wai or g.kind == "dan_wai",
-            all_xi and (g.xi > 0 or is_menzi), any_xi or g.xi > 0, has_seq or seq,
+            all_xi and (g.points > 0 or is_menzi), any_xi or g.points > 0, has_seq or seq,
             seq_red and (not seq or any(c in RED for c in g.cards)), g.kind if is_menzi else menzi)
 
 
@@ -147,7 +133,7 @@ def _splits(counts: tuple[int, ...], w: int, wmode: str, w_kan: bool, menzi: int
         for c in g.cards:
             rest[c] -= 1
         for f, groups in _splits(tuple(rest), w, wmode, w_kan, menzi - used, by_xi).items():
-            f2 = (*_add(f[:8], g), f[8] + g.xi) if by_xi else _add(f, g)
+            f2 = (*_add(f[:8], g), f[8] + g.points) if by_xi else _add(f, g)
             if f2 not in out:
                 out[f2] = (g, *groups)
     return out
@@ -306,7 +292,7 @@ def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
         for k in cards:
             held[k] += 1
     table = tuple(Group(k, tuple(c), meld_xi(k, c), "table") for k, c in melds)
-    table_xi = sum(g.xi for g in table)
+    table_xi = sum(g.points for g in table)
     red = sum(held[k] for k in RED)
     kinds = [k for k in range(20) if held[k]]
     # 圆: all four of a kind held. 外圆 when a copy came by 吃/碰/飘 (有吃、碰变成4张或飘: the card
@@ -321,7 +307,7 @@ def evaluate(hand: Sequence[int], melds: Sequence[tuple[str, Sequence[int]]], w:
     m_wai = sum(k == "wai" for k, _ in melds)
     m_liu = sum(k == "liu" for k, _ in melds)
     m_piao = sum(k == "piao" for k, _ in melds)
-    m_all_xi = all(g.xi > 0 for g in table)
+    m_all_xi = all(g.points > 0 for g in table)
     has_chi = any(k == "chi" for k, _ in melds)
     quanqiuren = w is not None and sum(hand) == 1  # 003 §胡牌胡型 13: 手里剩一张后胡牌
     min_xi = rules["qihu_xi"]
@@ -461,12 +447,7 @@ def lipai(counts: Sequence[int]) -> list[list[str]]:
     return [[ZIPAI.codes[k] for k in sorted(c)] for c in cols]
 
 
-def case_groups(groups: Sequence[Group]) -> list[dict[str, Any]]:
-    """Groups as spec §8 ``groups``: ``[{"kind", "cards" (codes), "points" (息)}]``."""
-    return [{"kind": g.kind, "cards": g.codes(), "points": g.xi} for g in groups]
-
-
 def refusal_detail(r: Win) -> dict[str, Any] | None:
     """``RuleViolation.detail`` of a refused 胡 (replay/judge.py): the points and groups of the
     hand's best reading when its cards form a shape (``{"points", "groups"}``), else None."""
-    return {"points": r.points, "groups": case_groups(r.groups)} if r.shape else None
+    return {"points": r.points, "groups": groups_json(r.groups, ZIPAI)} if r.shape else None

@@ -569,7 +569,7 @@ class YuanjiangState(GameState):
         if self.win is not None:
             ws, r = self.win["seat"], self.win["eval"]
             melds = [m for m in melds if m["seat"] != ws]
-            melds += [{"seat": ws, "kind": g.kind, "cards": g.codes(), "points": g.xi, "origin": g.origin} for g in r.groups]
+            melds += [{"seat": ws, "kind": g.kind, "cards": ZIPAI.codes_of(g.cards), "points": g.points, "origin": g.origin} for g in r.groups]
             type_xi = dict(r.type_xi)
         return {
             "win_kind": self.win["kind"] if self.win else None,
