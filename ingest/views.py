@@ -45,7 +45,7 @@ from typing import Any
 import duckdb
 
 from ingest.schema import MONTH, OLD_SHARD_GLOB, PARTITION, RUNS, RUNS_TABLE, SHARD_GLOB, TABLES, duckdb_type
-from ingest.warehouse import OutsideShardWarning, attach, catalog_of
+from ingest.warehouse import OutsideShardWarning, attach, catalog_of, lake_db
 
 _PRIVATE: list[str] = []  # this process's private folder for DuckDB temp files (made on first use)
 _SEQ = itertools.count()
@@ -185,12 +185,10 @@ def connect(warehouse_dir: Path | str, *, threads: int | None = None,
     if any(part.partition("=")[0] in (PARTITION, MONTH) for part in root.parts if "=" in part):
         raise ValueError(f"warehouse path {root} holds a folder named like a partition ({PARTITION}=…, "
                          f"{MONTH}=…); move or rename it")
-    con = duckdb.connect(":memory:")
+    con = lake_db()
     con.execute(f"SET temp_directory = {_lit(_temp_directory())}")  # never <cwd>/.tmp (see the docstring)
     if threads:
         con.execute(f"SET threads = {int(threads)}")
-    con.execute("SET autoinstall_known_extensions = false")
-    con.execute("SET autoload_known_extensions = false")
     catalog = catalog_of(root)
     if catalog is not None:
         return ReadConnection(_lake_views(con, root, catalog, snapshot))

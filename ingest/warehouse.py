@@ -150,6 +150,16 @@ def extension_path(name: str) -> str:
     return str(link)
 
 
+def lake_db() -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB to attach a warehouse to. It loads extensions by path, from their
+    installed wheels only (:func:`extension_path`), and never on its own (autoload and autoinstall
+    off). DuckDB's signature check would hash the whole ducklake file again on every connection
+    for what the wheel's install already vouches for, so it is skipped."""
+    return duckdb.connect(":memory:", config={"allow_unsigned_extensions": "true",
+                                              "autoinstall_known_extensions": "false",
+                                              "autoload_known_extensions": "false"})
+
+
 def lit(text: str) -> str:
     """A SQL string literal (DDL and ATTACH cannot take bound parameters)."""
     return "'" + text.replace("'", "''") + "'"
@@ -495,7 +505,7 @@ class Warehouse:
         return self
 
     def _connect(self) -> None:
-        self.con = duckdb.connect(":memory:")
+        self.con = lake_db()
         self.con.execute("SET enable_progress_bar = false")  # DuckDB draws it on stdout, which may be --json
 
     def _attach(self) -> None:
@@ -696,7 +706,7 @@ class Warehouse:
         if not self.catalog.startswith("sqlite:"):
             return None
         if self._head is None:
-            con = duckdb.connect(":memory:")
+            con = lake_db()
             con.execute("SET enable_progress_bar = false")
             con.execute(f"LOAD {lit(extension_path('sqlite'))}")
             con.execute(f"ATTACH {lit(self.catalog[len('sqlite:'):])} AS meta (TYPE sqlite)")
@@ -816,8 +826,8 @@ _READERS: dict[tuple[str, Any], Any] = {}  # ingest.views.ReadConnection
 
 def _reader(root: Path | str, snapshot: int | datetime | None) -> Any:
     """A cached read connection (``ingest.views.connect``) per warehouse, snapshot and catalog
-    file (a new catalog file, e.g. a warehouse made anew, gets a new one): loading the extensions
-    costs about a second, and each query of a DuckLake view sees the latest snapshot anyway."""
+    file (a new catalog file, e.g. a warehouse made anew, gets a new one): each query of a DuckLake
+    view sees the latest snapshot anyway."""
     from ingest.views import connect  # ingest.views builds on this module
 
     cat = Path(root, SQLITE_CATALOG)
@@ -876,7 +886,7 @@ def compact(root: Path | str, *, keep_days: float = 7.0) -> dict[str, int]:
     catalog = catalog_of(root)
     if catalog is None:
         raise RuntimeError(f"{root} is not a DuckLake warehouse")
-    con = duckdb.connect(":memory:")
+    con = lake_db()
     con.execute("SET enable_progress_bar = false")  # drawn on stdout
     try:
         retrying(lambda: attach(con, root, catalog))
@@ -927,7 +937,7 @@ def check_files(root: Path | str) -> tuple[int, list[LostFile]]:
     catalog = catalog_of(root)
     if catalog is None:
         raise RuntimeError(f"{root} is not a DuckLake warehouse")
-    con = duckdb.connect(":memory:")
+    con = lake_db()
     try:
         attach(con, root, catalog, read_only=True, check_files=False)
         return len(_listed(con)), lost_files(con)
@@ -1160,7 +1170,7 @@ def repair(root: Path | str) -> Repair:
     if catalog is None:
         raise RuntimeError(f"{root} is not a DuckLake warehouse")
     with commit_turn(root, catalog, f"paipu check --repair (pid {os.getpid()})"):
-        con = duckdb.connect(":memory:")
+        con = lake_db()
         con.execute("SET enable_progress_bar = false")
         try:
             retrying(lambda: attach(con, root, catalog, check_files=False))
