@@ -2,11 +2,13 @@
 
 A variant subclasses :class:`GameState` and fills what the core calls (``docs/architecture.md``,
 "Extension points a variant fills"): ``on_draw``, ``on_discard_phase``, ``apply_claim``,
-``window_closed``, ``legal_events`` and ``facts``, with each claim window's options built by its
-own ``start_options`` / ``window_options`` and handed to :class:`Window`; the explain hooks,
-``to_draw``, ``own_claim_allowed`` and ``pending_declarations`` have defaults it may override. The
-settlement is the variant's own. The core owns turn order, draws from either end of the wall,
-implicit and explicit passes, forced acts, and the end-of-log checks (truncated / trailing / 荒庄).
+``window_closed``, ``legal_events``, and for the views ``meld_points`` and ``win_groups``, with
+each claim window's options built by its own ``start_options`` / ``window_options`` and handed to
+:class:`Window`; the explain hooks, ``to_draw``, ``own_claim_allowed``, ``pending_declarations``,
+``facts_extra`` and ``snapshot_seat`` have defaults it may override. The settlement is the
+variant's own. The core owns turn order, draws from either end of the wall, implicit and explicit
+passes, forced acts, the end-of-log checks (truncated / trailing / 荒庄), and the facts and
+snapshot every variant writes.
 
 Spec: ../shared/spec/log-format.md §4 (events, passes, forced acts, priority),
 §6 (error codes).
@@ -15,7 +17,7 @@ Spec: ../shared/spec/log-format.md §4 (events, passes, forced acts, priority),
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, ClassVar, cast
+from typing import Any, Callable, ClassVar, Sequence, cast
 
 try:
     import cython
@@ -24,6 +26,7 @@ except ImportError:  # no Cython: the plain-Python stand-in (replay/_cython.py)
 
 from replay.cards import Deck
 from replay.errors import RuleViolation
+from replay.groups import Group
 from replay.options import Ruleset
 from replay.record import Event, Record
 
@@ -268,7 +271,7 @@ class GameState:
     Public surface (style.md: pokerkit): :meth:`apply` verifies then acts and raises
     :class:`RuleViolation` naming the rule; :meth:`legal_events` lists what may come
     next; :meth:`finish` checks the end of the log; :meth:`result` and :meth:`facts`
-    give the settlement and the warehouse facts; a variant's ``snapshot`` the table for audits.
+    give the settlement and the warehouse facts; :meth:`snapshot` the table for audits.
     """
 
     variant = "core"
@@ -613,12 +616,78 @@ class GameState:
                            + (", ".join([f"{place}: {c}" for place, c in where]) or "nowhere") + ")")
         return out
 
-    def facts(self) -> dict[str, Any]:  # pragma: no cover - variant
+    # -- views: the warehouse's facts and the audit's table -------------------------------------
+    tail_note: ClassVar[str] = ""
+    """What the audit's options add to a draw from the back of the wall (花牌 `` (tail)``, 上大人
+    `` (腰牌)``)."""
+
+    def meld_points(self, kind: str, cards: Sequence[int], settled: bool = False) -> int:  # pragma: no cover - variant
+        """Points of a meld on the table (胡, 息 or 個子, as the variant's :class:`~replay.groups.Group`
+        counts them). ``settled``: for the facts of the finished hand (上大人 counts the winner's 主精
+        there), else for the table in play."""
         raise NotImplementedError
 
-    def snapshot(self) -> dict[str, Any]:  # pragma: no cover - variant
-        """The position for the audit's step view: hands, melds, rivers, wall left, phase."""
+    def win_groups(self) -> Sequence[Group] | None:  # pragma: no cover - variant
+        """The winner's split, melds first, when a 胡 settled the hand; else None."""
         raise NotImplementedError
+
+    def facts_extra(self) -> dict[str, Any]:
+        """The variant's own facts, after the common ones (醒, 精, 個子, …). Default: none."""
+        return {}
+
+    def facts(self) -> dict[str, Any]:
+        """Variant-neutral facts for the warehouse (docs/warehouse.md): ``win_kind``; ``melds``, every
+        seat's melds on the table with their points (:meth:`meld_points`), the winner's replaced by
+        its split (:meth:`win_groups`, last); ``hands``, ``discards`` (codes) and ``wall_left``; then
+        :meth:`facts_extra`."""
+        deck = self.deck
+        codes_of = deck.codes_of
+        groups = self.win_groups()
+        ws = self.win["seat"] if groups is not None and self.win is not None else -1
+        melds = [{"seat": s, "kind": k, "cards": codes_of(cards), "points": self.meld_points(k, cards, True),
+                  "origin": "table"} for s in range(self.n) if s != ws for k, cards in self.melds[s]]
+        if groups is not None:
+            melds += [{"seat": ws, "kind": g.kind, "cards": codes_of(g.cards), "points": g.points, "origin": g.origin}
+                      for g in groups]
+        return {
+            "win_kind": self.win["kind"] if self.win else None,
+            "melds": melds,
+            "hands": [deck.expand(h) for h in self.hands],
+            "discards": [codes_of(r) for r in self.river],
+            "wall_left": self.wall_left,
+            **self.facts_extra(),
+        }
+
+    def snapshot_seat(self, seat: int) -> dict[str, Any]:
+        """What the audit's table shows of ``seat`` between its player and its options: its hand,
+        its melds with their points and its discards. A variant may show more (沅江: 理牌 and 锁牌)."""
+        codes_of = self.deck.codes_of
+        return {"hand": self.deck.expand(self.hands[seat]),
+                "melds": [{"kind": k, "cards": codes_of(c), "points": self.meld_points(k, c)} for k, c in self.melds[seat]],
+                "discards": codes_of(self.river[seat])}
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table now, for the audit view: ``phase``, ``turn``, ``wall_left`` and per seat its
+        ``player``, :meth:`snapshot_seat` and ``options``: its legal next events as text (a forced
+        one marked ``(forced)``)."""
+        opts: dict[int, list[str]] = {s: [] for s in range(self.n)}
+        for e in self.legal_events():
+            txt = e.act + (f" {e.card}" if e.card else "") + (f" with {'+'.join(e.cards)}" if e.cards else "")
+            if e.bi:
+                txt += " 比 " + " ".join("".join(g) for g in e.bi)
+            if e.tail:
+                txt += self.tail_note
+            opts[e.seat].append(txt)
+        if self.window is not None:
+            for o in self.window.forced_open():
+                opts[o.seat] = [t + " (forced)" if t.startswith(o.act) else t for t in opts[o.seat]]
+        return {
+            "phase": self.phase.value,
+            "turn": self.turn,
+            "wall_left": self.wall_left,
+            "seats": [{"seat": s, "player": self.record.seats[s], **self.snapshot_seat(s), "options": opts[s]}
+                      for s in range(self.n)],
+        }
 
     def legal_events(self) -> list[Event]:  # pragma: no cover - variant
         raise NotImplementedError

@@ -1,12 +1,18 @@
 """What the engine core owns for every variant: a deck's card codes of kind indices, the groups
-of a split and their spec §8 JSON."""
+of a split and their spec §8 JSON, the warehouse's facts and the audit's table."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from replay.audit import audit_trail
 from replay.cards import HUAPAI, HUAPAI_LAI, SHANGDAREN, ZIPAI
 from replay.groups import Group, Split, groups_json
+from replay.replayer import replay_line
+
+TESTS = Path(__file__).resolve().parent
 
 
 def test_codes_of_names_kinds_by_their_canonical_codes() -> None:
@@ -44,3 +50,61 @@ def test_a_group_is_a_plain_value() -> None:
     assert g != Group("dui", (0, 0), 0, "table")
     with pytest.raises(AttributeError):
         g.points = 1  # type: ignore[misc]
+
+
+def _line(path: str, i: int = 0) -> bytes:
+    return (TESTS / path).read_bytes().splitlines()[i]
+
+
+# Per variant, the facts' keys (the common ones, then the variant's own) and an audit seat's keys
+# (the common ones around the variant's own).
+FACTS = ["win_kind", "melds", "hands", "discards", "wall_left"]
+SEAT = ["seat", "player", "hand", "melds", "discards", "options"]
+VIEWS = {
+    "guilin": (FACTS + ["xing"], SEAT),
+    "zipai": (FACTS + ["xing"], SEAT),
+    "yuanjiang_guihuzi": (FACTS + ["xing", "hand_type_xi"],
+                          ["seat", "player", "hand", "lipai", "melds", "discards", "locked", "options"]),
+    "sanjing_huapai": (FACTS + ["jing"], SEAT),
+    "wujing_huapai": (FACTS + ["jing"], SEAT),
+    "shuangbiegan_huapai": (FACTS + ["jing"], SEAT),
+    "shangdaren": (FACTS + ["jing"], SEAT),
+    "tongcheng_gezi": (FACTS + ["gezi"], ["seat", "player", "hand", "jian", "melds", "discards", "options"]),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(VIEWS))
+def test_every_variant_writes_the_common_facts_and_table_then_its_own(variant: str) -> None:
+    raw = _line(f"golden/{variant}.jsonl")
+    facts, seat = VIEWS[variant]
+    assert list(replay_line(raw).facts) == facts
+    steps = audit_trail(raw)["steps"]
+    assert len(steps) > 10 and all(list(s) == seat for st in steps for s in st["seats"])
+
+
+def test_the_facts_count_the_winners_zhu_jing_and_the_table_in_play_does_not() -> None:
+    # 上大人 with zhu_jing=double: seat 2 wins on 祿 holding three 七 (its 主精). Seat 0's 吃 七十士 is
+    # a 句 with one 精, 1 胡 (002 §三精花牌 3: 素精就是1個胡), doubled to 2 in the settled facts; the
+    # winner's 對 七七七 (精 10) is 20 in its split. The audit's table after the 胡 shows 1 and 10.
+    out = replay_line(_line("data/shangdaren-zhu-jing-chi.jsonl"))
+    assert out.verdict.valid and out.facts is not None
+    assert out.facts["jing"]["main"] == "七"
+    melds = out.facts["melds"]
+    assert melds[0] == {"seat": 0, "kind": "chi", "cards": ["七", "十", "士"], "points": 2, "origin": "table"}
+    assert {"seat": 2, "kind": "dui", "cards": ["七", "七", "七"], "points": 20, "origin": "table"} in melds
+    assert [m["seat"] for m in melds] == [0, 1, 1] + [2] * 7  # the winner's split last, melds first
+    assert [m["origin"] for m in melds[3:]] == ["table"] * 3 + ["hand"] * 4
+    seats = audit_trail(_line("data/shangdaren-zhu-jing-chi.jsonl"))["steps"][-1]["seats"]
+    assert seats[0]["melds"] == [{"kind": "chi", "cards": ["七", "十", "士"], "points": 1}]
+    assert seats[2]["melds"][2] == {"kind": "dui", "cards": ["七", "七", "七"], "points": 10}
+
+
+def test_the_tables_options_mark_a_forced_act_and_a_tail_draw() -> None:
+    # 桂林 golden game 0, step 21: seat 0 flips 小二 holding a pair of them — a forced 扫 (001 §扫)
+    step = audit_trail(_line("golden/guilin.jsonl"))["steps"][22]
+    assert step["event"] == {"seat": 0, "act": "draw", "card": "x2"}
+    assert step["seats"][0]["options"] == ["sao x2 with x2+x2 (forced)"]
+    # 三精 golden game 0, step 0: seat 0 declares 扎 of 士 (black: 2 胡) and owes a draw from the tail
+    step = audit_trail(_line("golden/sanjing_huapai.jsonl"))["steps"][1]
+    assert step["seats"][0]["melds"] == [{"kind": "zha", "cards": ["士"] * 4, "points": 2}]
+    assert step["seats"][0]["options"] == ["draw 八 (tail)"]

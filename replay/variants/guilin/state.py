@@ -8,7 +8,7 @@ for 吃 the drawer before its 下家. Option keys below encode exactly that orde
 from __future__ import annotations
 
 import copy
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Sequence
 
 from replay.cards import ZIPAI
 from replay.engine import GameState, Option, Phase, Window
@@ -953,25 +953,19 @@ class GuilinState(GameState):
         super().finish(n_actions)
 
     # -- views -------------------------------------------------------------------------------
-    def facts(self) -> dict[str, Any]:
-        """Variant-neutral facts for the warehouse (docs/warehouse.md)."""
-        melds = [{"seat": s, "kind": k, "cards": ZIPAI.codes_of(cards), "points": sc.meld_points(k, cards), "origin": "table"}
-                 for s in range(self.n) for k, cards in self.melds[s]]
-        xing = None
-        if self.win is not None and self.outcome is not None:
-            ws = self.win["seat"]
-            melds = [m for m in melds if m["seat"] != ws]
-            melds += [{"seat": ws, "kind": g.kind, "cards": ZIPAI.codes_of(g.cards), "points": g.points, "origin": g.origin}
-                      for g in self.win["groups"]]
-            xing = {"mode": self.rules["xing_mode"], **self.outcome["xing"]}
-        return {
-            "win_kind": self.win["kind"] if self.win else None,
-            "melds": melds,
-            "hands": [ZIPAI.expand(h) for h in self.hands],
-            "discards": [ZIPAI.codes_of(r) for r in self.river],
-            "wall_left": self.wall_left,
-            "xing": xing,
-        }
+    def meld_points(self, kind: str, cards: Sequence[int], settled: bool = False) -> int:
+        """:meth:`GameState.meld_points`: 胡 of a meld (001 §玩法规则)."""
+        return sc.meld_points(kind, cards)
+
+    def win_groups(self) -> tuple[Group, ...] | None:
+        """:meth:`GameState.win_groups`: the winner's best split, once the 胡 is settled."""
+        return self.win["groups"] if self.win is not None and self.outcome is not None else None
+
+    def facts_extra(self) -> dict[str, Any]:
+        """``xing``: the 醒 of a win (``mode``, the turned ``cards``, ``count``), None otherwise."""
+        if self.win is None or self.outcome is None:
+            return {"xing": None}
+        return {"xing": {"mode": self.rules["xing_mode"], **self.outcome["xing"]}}
 
     def legal_events(self) -> list[Event]:
         """Every event that may come next (explicit passes included; the next draw when the
@@ -1001,26 +995,6 @@ class GuilinState(GameState):
         if w.kind == "start":  # the dealer's first discard closes the start window
             evs += [Event(seat=self.dealer, act="discard", card=_CODES[k]) for k, n in enumerate(self.free(self.dealer)) if n]
         return evs
-
-    def snapshot(self) -> dict[str, Any]:
-        """The table now, for the audit view: per seat hand, melds and discards, and the options."""
-        opts: dict[int, list[str]] = {s: [] for s in range(self.n)}
-        for e in self.legal_events():
-            txt = e.act + (f" {e.card}" if e.card else "") + (f" with {'+'.join(e.cards)}" if e.cards else "")
-            if e.bi:
-                txt += " 比 " + " ".join("".join(g) for g in e.bi)
-            opts[e.seat].append(txt)
-        if self.window is not None and self.window.forced_open():
-            for o in self.window.forced_open():
-                opts[o.seat] = [t + " (forced)" if t.startswith(o.act) else t for t in opts[o.seat]]
-        return {
-            "phase": self.phase.value,
-            "turn": self.turn,
-            "wall_left": self.wall_left,
-            "seats": [{"seat": s, "player": self.record.seats[s], "hand": ZIPAI.expand(self.hands[s]),
-                       "melds": [{"kind": k, "cards": ZIPAI.codes_of(c), "points": sc.meld_points(k, c)} for k, c in self.melds[s]],
-                       "discards": ZIPAI.codes_of(self.river[s]), "options": opts[s]} for s in range(self.n)],
-        }
 
     def census_elsewhere(self) -> dict[str, list[int]]:
         """:meth:`GameState.census_elsewhere`: the flipped or discarded card a 胡 was won on, which

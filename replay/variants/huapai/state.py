@@ -13,12 +13,12 @@ comes from), ``dui_limit`` (a cap on a seat's 對), ``mashang_dui`` (the 下家'
 from __future__ import annotations
 
 import copy
-from itertools import chain, compress, repeat
-from typing import Any
+from itertools import compress
+from typing import Any, Sequence
 
 from replay.cards import HUAPAI_CHARS, Deck
 from replay.engine import GameState, Option, Phase, Window
-from replay.groups import groups_json
+from replay.groups import Group, groups_json
 from replay.record import Event
 from replay.variants.huapai import scoring as sc
 
@@ -541,29 +541,22 @@ class HuapaiState(GameState):
         }
 
     # -- views -------------------------------------------------------------------------------
-    def facts(self) -> dict[str, Any]:
-        """Variant-neutral facts for the warehouse (docs/warehouse.md), plus ``jing``: for a win
-        ``{"main", "per_char": {char: {"hua", "su", "hu"}}}``, None for a draw."""
-        code = self.deck.codes.__getitem__
-        melds = [{"seat": s, "kind": k, "cards": list(map(code, cards)),
-                  "points": sc.meld_points(k, cards, None, self.cfg), "origin": "table"}
-                 for s in range(self.n) for k, cards in self.melds[s]]
-        jing = None
-        if self.win is not None:
-            ws = self.win["seat"]
-            sp: sc.JingSplit = self.win["split"]
-            melds = [m for m in melds if m["seat"] != ws]
-            melds += [{"seat": ws, "kind": g.kind, "cards": self.deck.codes_of(g.cards), "points": g.points, "origin": g.origin}
-                      for g in sp.groups]
-            jing = {"main": sp.main, "per_char": sp.per_char}
-        return {
-            "win_kind": self.win["kind"] if self.win else None,
-            "melds": melds,
-            "hands": [list(chain.from_iterable(map(repeat, self.deck.codes, h))) for h in self.hands],  # deck.expand
-            "discards": [list(map(code, r)) for r in self.river],
-            "wall_left": self.wall_left,
-            "jing": jing,
-        }
+    tail_note = " (tail)"  # a replacement from 牌底, the back of the wall (扎, 開泛; 招 under zhao_bu_from)
+
+    def meld_points(self, kind: str, cards: Sequence[int], settled: bool = False) -> int:
+        """:meth:`GameState.meld_points`: 胡 of a meld (002 §3 計胡規則; no 主精 on the table)."""
+        return sc.meld_points(kind, cards, None, self.cfg)
+
+    def win_groups(self) -> tuple[Group, ...] | None:
+        """:meth:`GameState.win_groups`: the winner's best split."""
+        return self.win["split"].groups if self.win is not None else None
+
+    def facts_extra(self) -> dict[str, Any]:
+        """``jing``: for a win ``{"main", "per_char": {char: {"hua", "su", "hu"}}}``, None for a draw."""
+        if self.win is None:
+            return {"jing": None}
+        sp: sc.JingSplit = self.win["split"]
+        return {"jing": {"main": sp.main, "per_char": sp.per_char}}
 
     def legal_events(self) -> list[Event]:
         """Every event that may come next (explicit passes included; in a window, the next draw
@@ -584,19 +577,3 @@ class HuapaiState(GameState):
         elif self.wall_left:
             evs.append(Event(seat=self.xia(w.src), act="draw", card=self.code(self.wall[self.front])))
         return evs
-
-    def snapshot(self) -> dict[str, Any]:
-        """The table now, for the audit view: per seat hand, melds, discards and options."""
-        opts: dict[int, list[str]] = {s: [] for s in range(self.n)}
-        for e in self.legal_events():
-            txt = e.act + (f" {e.card}" if e.card else "") + (f" with {'+'.join(e.cards)}" if e.cards else "")
-            opts[e.seat].append(txt + (" (tail)" if e.tail else ""))
-        return {
-            "phase": self.phase.value,
-            "turn": self.turn,
-            "wall_left": self.wall_left,
-            "seats": [{"seat": s, "player": self.record.seats[s], "hand": self.deck.expand(self.hands[s]),
-                       "melds": [{"kind": k, "cards": [self.code(x) for x in c],
-                                  "points": sc.meld_points(k, c, None, self.cfg)} for k, c in self.melds[s]],
-                       "discards": [self.code(x) for x in self.river[s]], "options": opts[s]} for s in range(self.n)],
-        }

@@ -17,11 +17,11 @@ order, each starting at a multiple of 3); events, facts and the audit view name 
 from __future__ import annotations
 
 from itertools import compress
-from typing import Any
+from typing import Any, Sequence
 
 from replay.cards import SHANGDAREN
 from replay.engine import GameState, Option, Phase, Window
-from replay.groups import groups_json
+from replay.groups import Group, groups_json
 from replay.record import Event
 from replay.variants.shangdaren import scoring as sc
 
@@ -365,28 +365,24 @@ class ShangdarenState(GameState):
         }
 
     # -- views -------------------------------------------------------------------------------
-    def facts(self) -> dict[str, Any]:
-        """Variant-neutral facts for the warehouse (docs/warehouse.md) plus ``jing``:
-        ``{"main", "per_char": {char: {"count", "hu"}}}`` for a win, None otherwise."""
-        p = sc.Params.of(self.rules, self.judgement.jing_main if self.judgement else None)
-        melds = [{"seat": s, "kind": k, "cards": SHANGDAREN.codes_of(cards), "points": sc.group_points(k, cards, p), "origin": "table"}
-                 for s in range(self.n) for k, cards in self.melds[s]]
-        jing = None
-        if self.win is not None and self.judgement is not None:
-            ws = self.win["seat"]
-            melds = [m for m in melds if m["seat"] != ws]
-            melds += [{"seat": ws, "kind": g.kind, "cards": SHANGDAREN.codes_of(g.cards), "points": g.points, "origin": g.origin}
-                      for g in self.judgement.groups]
-            assert self.outcome is not None  # a 胡 settled the hand
-            jing = {"main": self.outcome["jing"]["main"], "per_char": sc.per_jing(self.judgement, self.rules)}
-        return {
-            "win_kind": self.win["kind"] if self.win else None,
-            "melds": melds,
-            "hands": [SHANGDAREN.expand(h) for h in self.hands],
-            "discards": [SHANGDAREN.codes_of(r) for r in self.river],
-            "wall_left": self.wall_left,
-            "jing": jing,
-        }
+    tail_note = " (腰牌)"  # 開毛's replacement, drawn from the 腰牌 at the back (decision 4)
+
+    def meld_points(self, kind: str, cards: Sequence[int], settled: bool = False) -> int:
+        """:meth:`GameState.meld_points`: 胡 of a meld (002 §三精花牌 3); in the facts of a won hand
+        the winner's 主精 doubles it (option ``zhu_jing``), on the table in play nothing does."""
+        main = self.judgement.jing_main if settled and self.judgement is not None else None
+        return sc.group_points(kind, cards, sc.Params.of(self.rules, main))
+
+    def win_groups(self) -> tuple[Group, ...] | None:
+        """:meth:`GameState.win_groups`: the winner's split."""
+        return self.judgement.groups if self.win is not None and self.judgement is not None else None
+
+    def facts_extra(self) -> dict[str, Any]:
+        """``jing``: ``{"main", "per_char": {char: {"count", "hu"}}}`` for a win, None otherwise."""
+        if self.win is None or self.judgement is None:
+            return {"jing": None}
+        assert self.outcome is not None  # a 胡 settled the hand
+        return {"jing": {"main": self.outcome["jing"]["main"], "per_char": sc.per_jing(self.judgement, self.rules)}}
 
     def legal_events(self) -> list[Event]:
         """Every event that may come next (explicit passes included)."""
@@ -415,23 +411,6 @@ class ShangdarenState(GameState):
             evs += [Event(seat=self.dealer, act="discard", card=SHANGDAREN.codes[k])
                     for k, n in enumerate(self.hands[self.dealer]) if n]
         return evs
-
-    def snapshot(self) -> dict[str, Any]:
-        """The table now, for the audit view: per seat hand, melds and discards, and the options."""
-        opts: dict[int, list[str]] = {s: [] for s in range(self.n)}
-        for e in self.legal_events():
-            txt = e.act + (f" {e.card}" if e.card else "") + (f" with {'+'.join(e.cards)}" if e.cards else "")
-            txt += " (腰牌)" if e.tail else ""
-            opts[e.seat].append(txt)
-        p = sc.Params.of(self.rules, None)
-        return {
-            "phase": self.phase.value,
-            "turn": self.turn,
-            "wall_left": self.wall_left,
-            "seats": [{"seat": s, "player": self.record.seats[s], "hand": SHANGDAREN.expand(self.hands[s]),
-                       "melds": [{"kind": k, "cards": SHANGDAREN.codes_of(c), "points": sc.group_points(k, c, p)} for k, c in self.melds[s]],
-                       "discards": SHANGDAREN.codes_of(self.river[s]), "options": opts[s]} for s in range(self.n)],
-        }
 
     def census_elsewhere(self) -> dict[str, list[int]]:
         """:meth:`GameState.census_elsewhere`: the discard a 胡 was won on (放炮), which joins no hand;

@@ -12,11 +12,11 @@ then 碰 / 招 / 滑, each in turn order after the discarder (000 §操作規則
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from replay.cards import HUAPAI
 from replay.engine import GameState, Option, Phase, Window
-from replay.groups import groups_json
+from replay.groups import Group, groups_json
 from replay.record import Event
 from replay.variants.tongcheng_gezi import scoring as sc
 
@@ -489,29 +489,22 @@ class GeziState(GameState):
         super().finish(n_actions)
 
     # -- views -------------------------------------------------------------------------------
-    def facts(self) -> dict[str, Any]:
-        """Variant-neutral facts for the warehouse (docs/warehouse.md) plus ``gezi``: for a win
-        ``{"from_cards", "from_melds", "hua_cards", "special"}`` (個子 from the cards' own counts,
-        from the groups, 花 cards held, the special hand id or None); None for a draw."""
-        melds = [{"seat": s, "kind": k, "cards": HUAPAI.codes_of(cards), "points": sc.group_gezi(k, cards, self.hr), "origin": "table"}
-                 for s in range(self.n) for k, cards in self.melds[s]]
-        gezi = None
-        kind = None
-        if self.win is not None:
-            ws = self.win["seat"]
-            j: sc.Judgement = self.win["judgement"]
-            melds = [m for m in melds if m["seat"] != ws]
-            melds += [{"seat": ws, "kind": g.kind, "cards": HUAPAI.codes_of(g.cards), "points": g.points, "origin": g.origin} for g in j.groups]
-            gezi = {"from_cards": j.from_cards, "from_melds": j.from_melds, "hua_cards": self.win["hua_cards"], "special": j.special}
-            kind = self.win["kind"]
-        return {
-            "win_kind": kind,
-            "melds": melds,
-            "hands": [HUAPAI.expand(h) for h in self.hands],
-            "discards": [HUAPAI.codes_of(r) for r in self.river],
-            "wall_left": self.wall_left,
-            "gezi": gezi,
-        }
+    def meld_points(self, kind: str, cards: Sequence[int], settled: bool = False) -> int:
+        """:meth:`GameState.meld_points`: 個子 of a meld with its cards (000 §計分規則)."""
+        return sc.group_gezi(kind, cards, self.hr)
+
+    def win_groups(self) -> tuple[Group, ...] | None:
+        """:meth:`GameState.win_groups`: the winner's split."""
+        return self.win["judgement"].groups if self.win is not None else None
+
+    def facts_extra(self) -> dict[str, Any]:
+        """``gezi``: for a win ``{"from_cards", "from_melds", "hua_cards", "special"}`` (個子 from the
+        cards' own counts, from the groups, 花 cards held, the special hand id or None); None for a draw."""
+        if self.win is None:
+            return {"gezi": None}
+        j: sc.Judgement = self.win["judgement"]
+        return {"gezi": {"from_cards": j.from_cards, "from_melds": j.from_melds, "hua_cards": self.win["hua_cards"],
+                         "special": j.special}}
 
     def legal_events(self) -> list[Event]:
         """Every event that may come next (explicit passes included; in a window, the 下家's draw
@@ -530,22 +523,10 @@ class GeziState(GameState):
             evs.append(Event(seat=self.xia(w.src), act="draw", card=CODES[self.wall[self.front]]))
         return evs
 
-    def snapshot(self) -> dict[str, Any]:
-        """The table now, for the audit view: per seat hand (撿 copies noted), melds with 個子,
-        discards, and the legal next events."""
-        opts: dict[int, list[str]] = {s: [] for s in range(self.n)}
-        for e in self.legal_events():
-            txt = e.act + (f" {e.card}" if e.card else "") + (f" with {'+'.join(e.cards)}" if e.cards else "")
-            opts[e.seat].append(txt)
-        return {
-            "phase": self.phase.value,
-            "turn": self.turn,
-            "wall_left": self.wall_left,
-            "seats": [{"seat": s, "player": self.record.seats[s], "hand": HUAPAI.expand(self.hands[s]),
-                       "jian": HUAPAI.expand(self.jian[s]),
-                       "melds": [{"kind": k, "cards": HUAPAI.codes_of(c), "points": sc.group_gezi(k, c, self.hr)} for k, c in self.melds[s]],
-                       "discards": HUAPAI.codes_of(self.river[s]), "options": opts[s]} for s in range(self.n)],
-        }
+    def snapshot_seat(self, seat: int) -> dict[str, Any]:
+        """:meth:`GameState.snapshot_seat`, with the hand's 撿 copies (``jian``) beside it."""
+        shown = super().snapshot_seat(seat)
+        return {"hand": shown.pop("hand"), "jian": HUAPAI.expand(self.jian[seat]), **shown}
 
     def census_elsewhere(self) -> dict[str, list[int]]:
         """:meth:`GameState.census_elsewhere`: the discard a 胡 was won on (抓衝), which joins no hand;

@@ -7,11 +7,12 @@ Option keys below encode exactly that order (飘, the drawer's own 4th on its �
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from replay.cards import ZIPAI
 from replay.engine import GameState, Option, Phase, Window
 from replay.errors import RuleViolation
+from replay.groups import Group
 from replay.record import Event
 from replay.variants.yuanjiang_guihuzi import _kernel as fast
 from replay.variants.yuanjiang_guihuzi import scoring as sc
@@ -561,25 +562,17 @@ class YuanjiangState(GameState):
         }
 
     # -- views -------------------------------------------------------------------------------
-    def facts(self) -> dict[str, Any]:
-        """Variant-neutral facts for the warehouse (docs/warehouse.md), plus ``hand_type_xi``."""
-        melds = [{"seat": s, "kind": k, "cards": ZIPAI.codes_of(cards), "points": sc.meld_xi(k, cards), "origin": "table"}
-                 for s in range(self.n) for k, cards in self.melds[s]]
-        type_xi = None
-        if self.win is not None:
-            ws, r = self.win["seat"], self.win["eval"]
-            melds = [m for m in melds if m["seat"] != ws]
-            melds += [{"seat": ws, "kind": g.kind, "cards": ZIPAI.codes_of(g.cards), "points": g.points, "origin": g.origin} for g in r.groups]
-            type_xi = dict(r.type_xi)
-        return {
-            "win_kind": self.win["kind"] if self.win else None,
-            "melds": melds,
-            "hands": [ZIPAI.expand(h) for h in self.hands],
-            "discards": [ZIPAI.codes_of(r) for r in self.river],
-            "wall_left": self.wall_left,
-            "xing": None,  # no 醒 in this game
-            "hand_type_xi": type_xi,
-        }
+    def meld_points(self, kind: str, cards: Sequence[int], settled: bool = False) -> int:
+        """:meth:`GameState.meld_points`: 息 of a meld (003 §息数和算分)."""
+        return sc.meld_xi(kind, cards)
+
+    def win_groups(self) -> tuple[Group, ...] | None:
+        """:meth:`GameState.win_groups`: the winner's best split."""
+        return self.win["eval"].groups if self.win is not None else None
+
+    def facts_extra(self) -> dict[str, Any]:
+        """``xing`` None (no 醒 in this game) and ``hand_type_xi``: the 息 of each hand type of a win."""
+        return {"xing": None, "hand_type_xi": dict(self.win["eval"].type_xi) if self.win is not None else None}
 
     def legal_events(self) -> list[Event]:
         """Every event that may come next (explicit passes included)."""
@@ -594,27 +587,19 @@ class YuanjiangState(GameState):
         evs = self.window_events() + self.closing_draw()
         return evs
 
-    def snapshot(self) -> dict[str, Any]:
-        """The table now, for the audit view: per seat the hand laid out by 理牌 (``lipai`` columns,
-        ``hand`` the same cards flat), melds with what the other seats see (``public``: 暗偎 hides a
-        歪/溜, 明偎 shows one card), discards, 锁牌 and the options."""
-        opts: dict[int, list[str]] = {s: [] for s in range(self.n)}
-        for e in self.legal_events():
-            txt = e.act + (f" {e.card}" if e.card else "") + (f" with {'+'.join(e.cards)}" if e.cards else "")
-            opts[e.seat].append(txt)
-        seats = []
-        for s in range(self.n):
-            cols = sc.lipai(self.hands[s])
-            melds = []
-            for k, c in self.melds[s]:
-                public = ZIPAI.codes_of(c)
-                if k in ("wai", "liu"):
-                    public = [] if self.rules["wei_display"] == "an_wei" else ZIPAI.codes_of(c[:1])
-                melds.append({"kind": k, "cards": ZIPAI.codes_of(c), "points": sc.meld_xi(k, c), "public": public})
-            seats.append({"seat": s, "player": self.record.seats[s], "hand": [x for col in cols for x in col],
-                          "lipai": cols, "melds": melds, "discards": ZIPAI.codes_of(self.river[s]),
-                          "locked": ZIPAI.codes_of(sorted(self.locked[s])), "options": opts[s]})
-        return {"phase": self.phase.value, "turn": self.turn, "wall_left": self.wall_left, "seats": seats}
+    def snapshot_seat(self, seat: int) -> dict[str, Any]:
+        """:meth:`GameState.snapshot_seat`: the hand laid out by 理牌 (``lipai`` columns, ``hand`` the
+        same cards flat), melds with what the other seats see (``public``: 暗偎 hides a 歪/溜, 明偎
+        shows one card), discards and 锁牌 (``locked``)."""
+        cols = sc.lipai(self.hands[seat])
+        melds = []
+        for k, c in self.melds[seat]:
+            public = ZIPAI.codes_of(c)
+            if k in ("wai", "liu"):
+                public = [] if self.rules["wei_display"] == "an_wei" else ZIPAI.codes_of(c[:1])
+            melds.append({"kind": k, "cards": ZIPAI.codes_of(c), "points": sc.meld_xi(k, c), "public": public})
+        return {"hand": [x for col in cols for x in col], "lipai": cols, "melds": melds,
+                "discards": ZIPAI.codes_of(self.river[seat]), "locked": ZIPAI.codes_of(sorted(self.locked[seat]))}
 
     def census_elsewhere(self) -> dict[str, list[int]]:
         """:meth:`GameState.census_elsewhere`: the flipped card a 胡 was won on, which joins no hand;
