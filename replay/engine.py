@@ -343,8 +343,10 @@ class GameState:
         return self.back - self.front
 
     def fail(self, code: str, rule: str, message: str, detail: dict | None = None) -> RuleViolation:
-        """The error to raise: ``code`` (spec §6), ``rule`` (``<variant>.<rule>`` unless it names its
-        own prefix), the message, this step, and ``detail`` (see :class:`RuleViolation`)."""
+        """The error to raise: ``code`` (spec §6), ``rule``, the message, this step, and ``detail``
+        (see :class:`RuleViolation`). A state writes its own rule ids bare (``"turn"``; an
+        :class:`Option`'s rule too), named here ``<variant>.turn`` by the record's variant, and the
+        format's as ``paipu.<id>``, kept as written (docs/architecture.md §Rule ids)."""
         return RuleViolation(code, f"{self.variant}.{rule}" if "." not in rule else rule, message, self.step, detail)
 
     def card(self, code: str | None, what: str = "card") -> int:

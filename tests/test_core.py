@@ -1,8 +1,11 @@
 """What the engine core owns for every variant: a deck's card codes of kind indices, the groups
-of a split and their spec §8 JSON, the warehouse's facts and the audit's table."""
+of a split and their spec §8 JSON, the warehouse's facts and the audit's table, rule ids written
+one way."""
 
 from __future__ import annotations
 
+import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -108,3 +111,33 @@ def test_the_tables_options_mark_a_forced_act_and_a_tail_draw() -> None:
     step = audit_trail(_line("golden/sanjing_huapai.jsonl"))["steps"][1]
     assert step["seats"][0]["melds"] == [{"kind": "zha", "cards": ["士"] * 4, "points": 2}]
     assert step["seats"][0]["options"] == ["draw 八 (tail)"]
+
+
+def prefixed_rule_ids(source: str) -> list[str]:
+    """The rule ids ``source`` writes with a variant's prefix: a literal ``"<variant>.<id>"`` or an
+    f-string that puts a prefix before ``.<id>`` (``f"{self.variant}.hu"``, ``f"shangdaren.{act}"``)."""
+    ids = "|".join(VIEWS)
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(rf"({ids})\.[a-z_0-9]+", node.value):
+            out.append(node.value)
+        elif isinstance(node, ast.JoinedStr):
+            parts = node.values
+            first = parts[0].value if isinstance(parts[0], ast.Constant) else None
+            second = parts[1].value if len(parts) > 1 and isinstance(parts[1], ast.Constant) else None
+            if (isinstance(first, str) and re.match(rf"({ids})\.", first)) or (
+                    first is None and isinstance(second, str) and re.fullmatch(r"\.[a-z_0-9]*", second)):
+                out.append(ast.unparse(node))
+    return out
+
+
+def test_the_variants_write_their_rule_ids_bare() -> None:
+    # docs/architecture.md §Rule ids: a state names its own rules bare (GameState.fail prefixes them
+    # with the record's variant), the format's as paipu.<id>; the forms it replaced are caught
+    assert prefixed_rule_ids('fail("x", "shangdaren.mao", m); Option(s, "hu", k, False, e, f"{V}.{a}")') == [
+        "shangdaren.mao", "f'{V}.{a}'"]
+    assert prefixed_rule_ids('r = f"shangdaren.{ev.act}"; fail("x", "paipu.wall", f"seat {s}.")') == [
+        "f'shangdaren.{ev.act}'"]
+    files = sorted((TESTS.parent / "replay" / "variants").glob("*/*.py"))
+    assert len(files) > 40
+    assert {str(p.relative_to(TESTS.parent)): ids for p in files if (ids := prefixed_rule_ids(p.read_text("utf-8")))} == {}

@@ -65,7 +65,6 @@ class HuapaiState(GameState):
 
     def __init__(self, record, ruleset, variant: str, deck: Deck, jing: str) -> None:
         self.variant = variant
-        self.rule_hu, self.rule_zhao, self.rule_dui = f"{variant}.hu", f"{variant}.zhao", f"{variant}.dui"
         self.deck = deck
         super().__init__(record, ruleset)
         self.after = [tuple((s + i) % self.n for i in range(1, self.n)) for s in range(self.n)]  # 下家 first
@@ -188,7 +187,6 @@ class HuapaiState(GameState):
         with ``fan_from_hand=yes`` five dealt alike may be laid as a 泛 (開泛, two replacements); with
         ``qing_tong_kai_fan=yes`` the seat that just drew its replacement may 開泛 it onto its 扎."""
         out = []
-        rule = f"{self.variant}.qing_tong"
         for pos, s in enumerate(self.qt_order()):
             if pos < self.qt_from:
                 continue
@@ -197,17 +195,17 @@ class HuapaiState(GameState):
                 d = self.qt_drawn[1]
                 ch = self.char_of(d)
                 if ch is not None and self.hands[s][d] and self.fan_meld(s, ch) is not None and self.can_replace():
-                    out.append(Option(s, "kai_fan", (pos,), False, [Event(seat=s, act="kai_fan", card=self.code(d))], rule))
+                    out.append(Option(s, "kai_fan", (pos,), False, [Event(seat=s, act="kai_fan", card=self.code(d))], "qing_tong"))
             counts = sc.char_counts(self.hands[s])
             if max(counts) < 4:
                 continue
             if self.fan_from_hand and max(counts) == 5 and self.can_replace(2):  # listed first: bots prefer it
                 out.append(Option(s, "kai_fan", (pos,), False, [Event(seat=s, act="kai_fan", cards=cards)
-                                  for ch, n in enumerate(counts) if n == 5 for cards in self.own_choices(s, ch, 5)], rule))
+                                  for ch, n in enumerate(counts) if n == 5 for cards in self.own_choices(s, ch, 5)], "qing_tong"))
             evs = [Event(seat=s, act="zha", cards=cards)
                    for ch, n in enumerate(counts) if n >= 4 for cards in self.own_choices(s, ch, 4)]
             if evs and self.can_replace():
-                out.append(Option(s, "zha", (pos,), False, evs, rule))
+                out.append(Option(s, "zha", (pos,), False, evs, "qing_tong"))
         return out
 
     def window_options(self, card: int, src: int) -> list[Option]:
@@ -220,7 +218,7 @@ class HuapaiState(GameState):
         for pos, s in enumerate(order):
             # 放銃 (can_win): the cheap shape test first, then the 17-胡 minimum
             if self.complete(hands[s], card, jing) and self.wins(s, hands[s], card):
-                out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], self.rule_hu))
+                out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "hu"))
         if card == self.lai:
             return out  # a 賴 is never 對'd or 招'd (docs/rules/huapai.md, decision 9)
         ch = sc.KCHAR[card]
@@ -233,13 +231,13 @@ class HuapaiState(GameState):
             if n >= 3 and self.can_replace():  # 招: 手中有1坎，別人再出一張 (002 §2 招)
                 out.append(Option(s, "zhao", (R_CLAIM, pos), False,
                                   [Event(seat=s, act="zhao", card=code, cards=c) for c in self.own_choices(s, ch, 3)],
-                                  self.rule_zhao))
+                                  "zhao"))
             if (n > 2 or sum(h) > 2) and self.may_dui(s):  # 對: 手中有2個相同的字，別人再打出一張 (002 §2 對)
                 # 如是上家打出可以馬上“對” (002 §2 對): before every 胡 with mashang_dui=before_hu
                 key = (R_HU, -1) if pos == 0 and self.mashang else (R_CLAIM, pos)
                 out.append(Option(s, "dui", key, False,
                                   [Event(seat=s, act="dui", card=code, cards=c) for c in self.own_choices(s, ch, 2)],
-                                  self.rule_dui))
+                                  "dui"))
         return out
 
     def may_dui(self, seat: int) -> bool:

@@ -99,7 +99,7 @@ class ShangdarenState(GameState):
         :raises RuleViolation: the first rule the event breaks (spec §6 codes).
         """
         if not self.players_ok:
-            raise self.fail("schema", "shangdaren.players",
+            raise self.fail("schema", "players",
                             f"rules.players is {self.rules['players']} but the record has {self.n} seats")
         GameState.apply(self, ev)
 
@@ -142,7 +142,7 @@ class ShangdarenState(GameState):
         for s in range(self.n):
             evs = self.mao_events(s)
             if evs:
-                out.append(Option(s, "mao", (0, 0), False, evs, "shangdaren.mao"))
+                out.append(Option(s, "mao", (0, 0), False, evs, "mao"))
         return out
 
     def window_options(self, c: int, src: int) -> list[Option]:
@@ -156,22 +156,22 @@ class ShangdarenState(GameState):
         dui_ok = self.dui_ok[src]
         for pos, s in enumerate(order):
             if _shape_fits(rems[s], c) and self.judge(s, c).win:  # can_win, its filter first
-                hu.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "shangdaren.hu"))
+                hu.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "hu"))
             # 對 / 開毛: 上家或是尾家打的 (1c, 1d; dui_ok, option dui_from, decision 3)
             held = hands[s][c]
             if held >= 2 and dui_ok[s]:
                 key = (R_HU, -1) if pos == 0 and self.mashang else (R_DUI, pos)  # 馬上: before every 胡
                 out.append(Option(s, "dui", key, False,
-                                  [Event(seat=s, act="dui", card=code, cards=[code] * 2)], "shangdaren.dui"))
+                                  [Event(seat=s, act="dui", card=code, cards=[code] * 2)], "dui"))
                 if held == 3 and wall:
                     out.append(Option(s, "kai_mao", (R_DUI, pos), False,
-                                      [Event(seat=s, act="kai_mao", card=code, cards=[code] * 3)], "shangdaren.kai_mao"))
+                                      [Event(seat=s, act="kai_mao", card=code, cards=[code] * 3)], "kai_mao"))
         s = order[0]  # 吃: 上家打出的牌，下家如果能組成一句 (1b)
         a, b = CHI_OTHERS[c]
         h = hands[s]
         if h[a] and h[b]:
             out.append(Option(s, "chi", (R_CHI, 0), False,
-                              [Event(seat=s, act="chi", card=code, cards=[CODES[a], CODES[b]])], "shangdaren.chi"))
+                              [Event(seat=s, act="chi", card=code, cards=[CODES[a], CODES[b]])], "chi"))
         return hu + out if hu else out
 
     # -- events ----------------------------------------------------------------------------
@@ -180,12 +180,12 @@ class ShangdarenState(GameState):
         if ev.act != "draw" or ev.seat != s:
             if self.pending:
                 what = "毛 (從牌墩上層取一張)" if self.pending != "kai_mao" else "開毛 (從腰牌中取一張)"
-                raise self.fail("missing_forced_action", f"shangdaren.{'kai_mao' if self.pending == 'kai_mao' else 'mao'}",
+                raise self.fail("missing_forced_action", "kai_mao" if self.pending == "kai_mao" else "mao",
                                 f"seat {s} must take its replacement card after {what} before `{ev.act}` by seat {ev.seat}")
-            raise self.fail("out_of_turn", "shangdaren.turn", f"expected seat {s} to draw, got `{ev.act}` by seat {ev.seat}")
+            raise self.fail("out_of_turn", "turn", f"expected seat {s} to draw, got `{ev.act}` by seat {ev.seat}")
         tail = self.pending == "kai_mao" and self.yao_tail
         if ev.tail != tail:
-            raise self.fail("illegal_action", "shangdaren.yao_pai",
+            raise self.fail("illegal_action", "yao_pai",
                             f"seat {s} must draw from the {'back (腰牌)' if tail else 'front'} of the wall here")
         c = INDEX.get(ev.card)  # type: ignore[arg-type]
         if c is None:
@@ -214,14 +214,14 @@ class ShangdarenState(GameState):
     def on_discard_phase(self, ev: Event) -> None:
         s = self.turn
         if ev.seat != s:
-            raise self.fail("out_of_turn", "shangdaren.turn", f"seat {s} must play now, not seat {ev.seat} (`{ev.act}`)")
+            raise self.fail("out_of_turn", "turn", f"seat {s} must play now, not seat {ev.seat} (`{ev.act}`)")
         h = self.hands[s]
         if ev.act == "discard":
             c = INDEX.get(ev.card)  # type: ignore[arg-type]
             if c is None:
                 c = self.card(ev.card)  # raises: no card, or not a card of the deck
             if h[c] == 0:
-                raise self.fail("illegal_action", "shangdaren.discard", f"seat {s} holds no {SHANGDAREN.codes[c]} to discard")
+                raise self.fail("illegal_action", "discard", f"seat {s} holds no {SHANGDAREN.codes[c]} to discard")
             h[c] -= 1
             r, p = self.rems[s], c // 3
             r[p] = (r[p] - 1) % 3
@@ -236,29 +236,29 @@ class ShangdarenState(GameState):
             return
         if ev.act == "hu":
             if self.drawn is None:
-                raise self.fail("illegal_action", "shangdaren.zimo",
+                raise self.fail("illegal_action", "zimo",
                                 f"seat {s} has drawn no card it could win on (自摸 follows a draw); it must discard")
             if ev.card is not None and self.card(ev.card) != self.drawn:
-                raise self.fail("illegal_action", "shangdaren.zimo",
+                raise self.fail("illegal_action", "zimo",
                                 f"seat {s} drew {SHANGDAREN.codes[self.drawn]}, not {ev.card}")
             j = self.judge(s, self.drawn, self_drawn=True)
             if not j.win:
-                raise self.fail("not_a_win", "shangdaren.hu_shape", f"seat {s}: {j.reason}", _detail(j))
+                raise self.fail("not_a_win", "hu_shape", f"seat {s}: {j.reason}", _detail(j))
             self.end_win(s, self.drawn, "self", None, j)
             return
-        raise self.fail("illegal_action", "shangdaren.discard", f"seat {s} must discard (or 毛, or 胡 on its draw), not `{ev.act}`")
+        raise self.fail("illegal_action", "discard", f"seat {s} must discard (or 毛, or 胡 on its draw), not `{ev.act}`")
 
     def do_mao(self, s: int, ev: Event) -> None:
         """毛: four of one character from the hand onto the table, then a replacement (002 §上大人 1e)."""
         kinds = [SHANGDAREN.index(x) for x in ev.cards or []]
         if len(kinds) != 4 or len(set(kinds)) != 1 or self.hands[s][kinds[0]] != 4:
-            raise self.fail("illegal_action", "shangdaren.mao", f"seat {s} does not hold the four cards {ev.cards} it declares")
+            raise self.fail("illegal_action", "mao", f"seat {s} does not hold the four cards {ev.cards} it declares")
         if ev.card is not None and SHANGDAREN.index(ev.card) != kinds[0]:
             # spec §3: `card` is the card the meld is made with; a 毛 is four of one kind from the hand
-            raise self.fail("illegal_action", "shangdaren.mao", f"seat {s}'s 毛 of {(ev.cards or ['?'])[0]} names card {ev.card}, "
+            raise self.fail("illegal_action", "mao", f"seat {s}'s 毛 of {(ev.cards or ['?'])[0]} names card {ev.card}, "
                             "not one of its four")
         if self.wall_left == 0:
-            raise self.fail("illegal_action", "shangdaren.mao", "the wall is empty: no replacement card for 毛")
+            raise self.fail("illegal_action", "mao", "the wall is empty: no replacement card for 毛")
         k = kinds[0]
         self.hands[s][k] = 0
         r = self.rems[s]
@@ -316,25 +316,25 @@ class ShangdarenState(GameState):
         s = ev.seat
         if w.kind == "start":
             if ev.act == "hu":
-                raise self.fail("illegal_action", "shangdaren.hu", "no win before the dealer's first discard (decision 8)")
+                raise self.fail("illegal_action", "hu", "no win before the dealer's first discard (decision 8)")
             return
         c = w.card
         if ev.act == "hu":
             if s == w.src:
-                raise self.fail("illegal_action", "shangdaren.hu", f"seat {s} cannot win on its own discard")
+                raise self.fail("illegal_action", "hu", f"seat {s} cannot win on its own discard")
             j = self.judge(s, c)
             if not j.win:
-                raise self.fail("not_a_win", "shangdaren.hu_shape", f"seat {s} with {SHANGDAREN.codes[c]}: {j.reason}",
+                raise self.fail("not_a_win", "hu_shape", f"seat {s} with {SHANGDAREN.codes[c]}: {j.reason}",
                                 _detail(j))
         if ev.act == "chi" and s != self.xia(w.src):
-            raise self.fail("out_of_turn", "shangdaren.chi",
+            raise self.fail("out_of_turn", "chi",
                             f"only the 下家 (seat {self.xia(w.src)}) may 吃 seat {w.src}'s discard (002 §上大人 1b)")
         if ev.act in ("dui", "kai_mao") and s != w.src and not self.dui_ok[w.src][s]:
-            raise self.fail("illegal_action", f"shangdaren.{ev.act}",
+            raise self.fail("illegal_action", ev.act,
                             f"seat {s} may `{ev.act}` only its 上家's or 尾家's discard, not its 對家 seat {w.src}'s, "
                             "under rule option `dui_from = shang_wei` (002 §上大人 1c, 1d: 你的上家或是尾家打的一張)")
         if ev.act in ("dui", "kai_mao", "chi") and s != w.src:
-            raise self.fail("illegal_action", f"shangdaren.{ev.act}",
+            raise self.fail("illegal_action", ev.act,
                             f"seat {s} does not hold the cards to `{ev.act}` {SHANGDAREN.codes[c]}")
 
     # -- settlement --------------------------------------------------------------------------

@@ -140,7 +140,7 @@ class GeziState(GameState):
         for pos, s in enumerate(self._order[src]):
             h, ms = hands[s], melds[s]
             if self.wins(s, c):  # 抓衝: any seat may win on a discard (000 §胡牌規則)
-                out.append(Option(s, "hu", hu_keys[pos], False, [Event(seat=s, act="hu", card=code)], "tongcheng_gezi.hu"))
+                out.append(Option(s, "hu", hu_keys[pos], False, [Event(seat=s, act="hu", card=code)], "hu"))
             if not wall:
                 continue
             # non-撿 copies of the character held: combos finds none under 2 (碰) or 3 (招)
@@ -154,15 +154,15 @@ class GeziState(GameState):
             if free >= 2 and not peng:  # 碰過的牌不能再招 (000 §操作規則 招)
                 # 碰: 手中有2個相同的字 (000 §操作規則 碰)
                 evs = [Event(seat=s, act="peng", card=code, cards=HUAPAI.codes_of(cs)) for cs in self.combos(s, ch, 2)]
-                out.append(Option(s, "peng", meld_keys[pos], False, evs, "tongcheng_gezi.peng"))
+                out.append(Option(s, "peng", meld_keys[pos], False, evs, "peng"))
                 if free >= 3:  # 招: 手中有1坎，別人再出一張 (000 §操作規則 招)
                     evs = [Event(seat=s, act="zhao", card=code, cards=HUAPAI.codes_of(cs)) for cs in self.combos(s, ch, 3)]
-                    out.append(Option(s, "zhao", meld_keys[pos], False, evs, "tongcheng_gezi.zhao"))
+                    out.append(Option(s, "zhao", meld_keys[pos], False, evs, "zhao"))
             if guan_sheng:  # 滑: 其它玩家打出第五張 (000 §操作規則 滑)
-                out.append(Option(s, "hua", meld_keys[pos], False, [Event(seat=s, act="hua", card=code)], "tongcheng_gezi.hua"))
+                out.append(Option(s, "hua", meld_keys[pos], False, [Event(seat=s, act="hua", card=code)], "hua"))
         if wall:  # 撿: the 下家 only (000 §操作規則 撿: 上家打的牌)
             x = self.xia(src)
-            out.append(Option(x, "jian", jian_keys[0], False, [Event(seat=x, act="jian", card=code)], "tongcheng_gezi.jian"))
+            out.append(Option(x, "jian", jian_keys[0], False, [Event(seat=x, act="jian", card=code)], "jian"))
         return out
 
     def own_events(self, s: int) -> list[Event]:

@@ -17,11 +17,8 @@ from replay.record import Event
 from replay.variants.yuanjiang_guihuzi import _kernel as fast
 from replay.variants.yuanjiang_guihuzi import scoring as sc
 
-V = "yuanjiang_guihuzi"
 _EAT_WITH = tuple(sc.EAT_WITH[c] for c in range(20))  # sc.EAT_WITH by card (a C tuple compiled: state.pxd)
 R_OWN, R_HU, R_PENG, R_CHI = 0, 1, 2, 3  # 003 §玩法规则 1: 歪/溜>胡>碰>吃
-# the rule ids of the options (built once: an f-string in window_options is built at every call)
-_RULE_LIU, _RULE_PIAO, _RULE_WAI, _RULE_HU, _RULE_PENG, _RULE_CHI = (f"{V}.{a}" for a in ("liu", "piao", "wai", "hu", "peng", "chi"))
 
 
 def _no_options() -> list[Option]:
@@ -81,7 +78,7 @@ def _peng_ok(h, lk, peng_closed, peng_own, c):
 class YuanjiangState(GameState):
     """A 沅江鬼胡子 hand in play. Construct from a decoded record and its ruleset."""
 
-    variant = V
+    variant = "yuanjiang_guihuzi"
     deck = ZIPAI
     draw_result_extra = {"xing": None}
     # state.pxd declares these in C (compiled: not in __dict__); GameState.fields copies them
@@ -221,28 +218,28 @@ class YuanjiangState(GameState):
         if flip:  # the drawer's own acts on its own flip (003 §名词解析 ③ ④ ⑤)
             d, h = src, hands[src]
             if self.meld_of(d, c, "wai") is not None:  # 歪后再摸一张 → 溜
-                out.append(Option(d, "liu", (R_OWN, 0), False, [Event(seat=d, act="liu", card=code)], _RULE_LIU))
+                out.append(Option(d, "liu", (R_OWN, 0), False, [Event(seat=d, act="liu", card=code)], "liu"))
             elif self.meld_of(d, c, "peng") is not None:
                 if self.piao:  # 碰后自己摸起一个 → 飘
-                    out.append(Option(d, "piao", (R_OWN, 0), False, [Event(seat=d, act="piao", card=code)], _RULE_PIAO))
+                    out.append(Option(d, "piao", (R_OWN, 0), False, [Event(seat=d, act="piao", card=code)], "piao"))
             elif h[c] >= 2:
                 if h[c] >= 3:  # 起手三张 + 摸到第四张 → 溜
                     out.append(Option(d, "liu", (R_OWN, 0), False,
-                                      [Event(seat=d, act="liu", card=code, cards=[code] * 3)], _RULE_LIU))
+                                      [Event(seat=d, act="liu", card=code, cards=[code] * 3)], "liu"))
                 if self.may_wai(d, c):
                     out.append(Option(d, "wai", (R_OWN, 0), False,
-                                      [Event(seat=d, act="wai", card=code, cards=[code] * 2)], _RULE_WAI))
+                                      [Event(seat=d, act="wai", card=code, cards=[code] * 2)], "wai"))
         order = self.order[src]
         if flip:  # 只可胡自己或别人摸出来的牌; the drawer first, then turn order (spec §4)
             for pos, s in enumerate(order):
                 if self.can_win(s, c, "self" if s == src else "flip"):
-                    out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], _RULE_HU))
+                    out.append(Option(s, "hu", (R_HU, pos), False, [Event(seat=s, act="hu", card=code)], "hu"))
         locked = self.locked
         if not flip or self.peng_on_flip:
             for s in order[1:]:
                 if _peng_ok(hands[s], locked[s], self.peng_closed[s], self.peng_own[s], c):  # may_peng
                     out.append(Option(s, "peng", (R_PENG, 0), False,
-                                      [Event(seat=s, act="peng", card=code, cards=[code] * 2)], _RULE_PENG))
+                                      [Event(seat=s, act="peng", card=code, cards=[code] * 2)], "peng"))
         chi_seats = order[:2] if flip else order[1:2]  # 自己 > 下家
         codes = ZIPAI.codes
         for pos, s in enumerate(chi_seats):
@@ -250,7 +247,7 @@ class YuanjiangState(GameState):
             if owns:
                 out.append(Option(s, "chi", (R_CHI, pos), False,
                                   [Event(seat=s, act="chi", card=code, cards=[codes[a], codes[b]]) for a, b in owns],
-                                  _RULE_CHI))
+                                  "chi"))
         return out
 
     def discard_phase_events(self) -> list[Event]:
