@@ -130,9 +130,9 @@ def score_case_of(state: GameState, seat: int) -> dict[str, Any]:
     turned, _ = st.turn_xing(held)
     ctx: dict[str, Any] = {"dealer": seat == st.dealer, "last_card": st.wall_left == 0,
                            "first_turn": w.kind == "discard" and st.discards == 1 and st.draws == 0,
-                           "xing_cards": [ZIPAI.codes[k] for k in turned]}
+                           "xing_cards": ZIPAI.codes_of(turned)}
     case: dict[str, Any] = {"variant": st.rules.variant, "rules": dict(st.rules.values), "hand": ZIPAI.expand(hand),
-                            "melds": [{"kind": k, "cards": [ZIPAI.codes[c] for c in cards]} for k, cards in st.melds[seat]],
+                            "melds": [{"kind": k, "cards": ZIPAI.codes_of(cards)} for k, cards in st.melds[seat]],
                             "win_card": None if card is None else ZIPAI.codes[card], "context": ctx}
     if win_from is not None:
         case["win_from"] = win_from

@@ -109,6 +109,6 @@ def score_case_of(state, seat: int) -> dict[str, Any]:
     else:
         raise ValueError(f"seat {seat} can claim no win in phase {state.phase.value}")
     return {"variant": state.variant, "rules": dict(state.rules.values), "hand": deck.expand(hand),
-            "melds": [{"kind": k, "cards": [deck.codes[c] for c in cards]} for k, cards in state.melds[seat]],
+            "melds": [{"kind": k, "cards": deck.codes_of(cards)} for k, cards in state.melds[seat]],
             "win_card": win_card, "win_from": win_from,
             "context": {"dealer": seat == state.dealer, "last_card": state.wall_left == 0}}

@@ -89,6 +89,6 @@ def score_case_of(state: GameState, seat: int) -> dict[str, Any]:
     else:
         raise ValueError(f"seat {seat} faces no card to win on (phase {st.phase.value})")
     return {"variant": "shangdaren", "rules": dict(st.rules.values), "hand": SHANGDAREN.expand(hand),
-            "melds": [{"kind": k, "cards": [SHANGDAREN.codes[c] for c in cards]} for k, cards in st.melds[seat]],
+            "melds": [{"kind": k, "cards": SHANGDAREN.codes_of(cards)} for k, cards in st.melds[seat]],
             "win_card": SHANGDAREN.codes[card], "win_from": win_from,
             "context": {"dealer": seat == st.dealer, "last_card": st.wall_left == 0}}

@@ -119,5 +119,5 @@ def score_case_of(state: GeziState, seat: int) -> dict[str, Any]:
     if any(state.jian[seat]):
         ctx["jian"] = HUAPAI.expand(state.jian[seat])
     return {"variant": "tongcheng_gezi", "rules": dict(state.rules.values), "hand": HUAPAI.expand(hand),
-            "melds": [{"kind": k, "cards": [HUAPAI.codes[c] for c in cards]} for k, cards in state.melds[seat]],
+            "melds": [{"kind": k, "cards": HUAPAI.codes_of(cards)} for k, cards in state.melds[seat]],
             "win_card": win_card, "win_from": win_from, "context": ctx}

@@ -157,7 +157,7 @@ def _case_melds(melds: list[tuple[str, tuple[int, ...]]], eaten: list[int | None
     """The case's ``melds`` of table melds, each 吃 with the ``card`` it ate (when known)."""
     out, chis = [], iter(eaten)
     for k, cards in melds:
-        m: dict[str, Any] = {"kind": k, "cards": [ZIPAI.codes[c] for c in cards]}
+        m: dict[str, Any] = {"kind": k, "cards": ZIPAI.codes_of(cards)}
         if k == "chi":
             c = next(chis, None)
             if c is not None:

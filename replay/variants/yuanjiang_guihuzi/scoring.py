@@ -444,7 +444,7 @@ def lipai(counts: Sequence[int]) -> list[list[str]]:
     singles = [k for k in range(20) for _ in range(left[k])]
     cols += [tuple(singles[i:i + 2]) for i in range(0, len(singles), 2)]
     cols.sort(key=lambda c: (min(c), c))
-    return [[ZIPAI.codes[k] for k in sorted(c)] for c in cols]
+    return [ZIPAI.codes_of(sorted(c)) for c in cols]
 
 
 def refusal_detail(r: Win) -> dict[str, Any] | None:
