@@ -189,8 +189,8 @@ def ids() -> dict[str, set[str]]:
 
 
 def test_the_collector_reads_every_form(ids):
-    # a literal under its own prefix; a bare id prefixed for each variant the state serves
-    assert ids["shangdaren.mao"] >= {"replay/variants/shangdaren/state.py:145"}
+    # a bare id, prefixed with the one variant its state serves, or with each variant it serves
+    assert any(site.startswith("replay/variants/shangdaren/state.py:") for site in ids["shangdaren.mao"])
     assert {"guilin.kan_locked", "zipai.kan_locked", "guilin.dian_pao_bu_zhun_hu", "zipai.dian_pao_bu_zhun_hu"} <= set(ids)
     # f"{variant}.zhao" (a 花牌 state's argument) and f"{V}.{a}" for a in (...) (沅江's claims)
     assert {f"{v}.zhao" for v in ("sanjing_huapai", "wujing_huapai", "shuangbiegan_huapai")} <= set(ids)
