@@ -6,8 +6,9 @@ under 100 games with every rate and the recent-games table, a table's session, a
 board, a seat's decision review opened from its link (``&review=SEAT``) with its table of decisions,
 the board in view on a ``?step=`` link, stepping with → / ← and the buttons, the whole action list
 jumping to a step, a player's decision review drawn on request, and no table cut off at the right
-edge at 1,400 px. A screenshot of each lands in ``build/screenshots/`` (``make test`` leaves the
-tracked tree unchanged); to refresh the ones in ``docs/screenshots/`` on purpose::
+edge at 1,400 px. With ``PAIPU_SCREENSHOTS`` set, a screenshot of each page lands in that folder
+(``make test`` takes none: drawing whole pages is slow); to refresh the ones in
+``docs/screenshots/`` on purpose::
 
     PAIPU_SCREENSHOTS=docs/screenshots .venv/bin/python -m pytest tests/test_browser.py
 
@@ -27,9 +28,7 @@ import pytest
 from apptest_util import MARKDOWN, MARKDOWN_GAMES, dashboard, markdown_claim_warehouse
 
 ROOT = Path(__file__).resolve().parent.parent
-SHOTS = Path(os.environ.get("PAIPU_SCREENSHOTS") or ROOT / "build" / "screenshots")
-if not SHOTS.is_absolute():
-    SHOTS = ROOT / SHOTS
+SHOTS = ROOT / os.environ["PAIPU_SCREENSHOTS"] if os.environ.get("PAIPU_SCREENSHOTS") else None
 CHROMIUM = os.environ.get("PAIPU_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
@@ -54,8 +53,8 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def server(browser):
-    demo = demo_warehouse.build()
+def server(browser, tmp_path_factory):
+    demo = demo_warehouse.build(tmp_path_factory)
     # `paipu dashboard` itself: the CLI's own address and port options
     with dashboard(demo.warehouse) as base:
         yield base, demo
@@ -140,9 +139,14 @@ _CLIPPED = """() => {
 }"""
 
 
-def _shot(page, path: Path) -> None:
-    """A screenshot of the whole page: Streamlit scrolls inside its main container, so the viewport
-    is grown to the content's height first (then restored)."""
+def _shot(page, name: str) -> None:
+    """A screenshot of the whole page as ``SHOTS/<name>.png`` when ``PAIPU_SCREENSHOTS`` is set:
+    Streamlit scrolls inside its main container, so the viewport is grown to the content's height
+    first (then restored)."""
+    if SHOTS is None:
+        return
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
     size = page.viewport_size
     height = page.evaluate("""() => Math.max(document.documentElement.scrollHeight,
         ...Array.from(document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"], section'))
@@ -157,9 +161,8 @@ def test_every_page_in_a_browser(browser, server):
     """Every page (and a deep link of each kind) renders without a Streamlit exception and shows
     what it must; no table is cut off at 1,400 px; picking a row of the action list jumps to that
     step; a link from the player page opens the game in the audit page; at phone width (390 px)
-    pages fit the screen. Screenshots land in ``SHOTS``."""
+    pages fit the screen."""
     base, demo = server
-    SHOTS.mkdir(parents=True, exist_ok=True)
     ctx = browser.new_context(viewport={"width": WIDTH, "height": 900}, locale="zh-CN")
     page = ctx.new_page()
     problems = []
@@ -175,7 +178,7 @@ def test_every_page_in_a_browser(browser, server):
         if "variant=" not in page.url:
             problems.append(f"{name}: the variant in scope is not in the URL ({page.url})")
         problems += [f"{name}: cut off at {WIDTH} px: {c}" for c in page.evaluate(_CLIPPED)]
-        _shot(page, SHOTS / f"{name}.png")
+        _shot(page, name)
     assert not problems, "\n".join(problems)
 
     # the whole action list: picking a row (its selection box, at the grid's left edge) jumps there
@@ -237,7 +240,7 @@ def test_every_page_in_a_browser(browser, server):
                            ".includes('same as the ev bot at')", timeout=60_000)
     _settle(page)
     assert not page.locator('[data-testid="stException"]').count()
-    _shot(page, SHOTS / "player-review.png")
+    _shot(page, "player-review")
 
     # the audit page of a round links its table's session
     _open(page, base + f"audit?game={demo.ring_games[1]}")
@@ -256,7 +259,7 @@ def test_every_page_in_a_browser(browser, server):
         assert not page.locator('[data-testid="stException"]').count(), name
         overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 1, f"{name}: {overflow}px wider than the screen"
-        _shot(page, SHOTS / f"{name}.png")
+        _shot(page, name)
     ctx.close()
 
 
@@ -301,9 +304,6 @@ def test_a_claimed_result_is_text_in_the_browser(browser, claims_server):
         claimed = {r[0]: r[1] for r in got["rows"] if len(r) == 4}
         assert claimed["胡牌 win card"] == planted and claimed["精 jing"] == f"主精 {planted} · 精 1", (gid, claimed)
         assert claimed[f"x_{planted}"] == planted, (gid, claimed)
-    shots = ROOT / "build" / "screenshots"  # not one of docs/screenshots' pictures
-    shots.mkdir(parents=True, exist_ok=True)
-    _shot(page, shots / "audit-claimed-markdown.png")
     assert not fetched, fetched
     ctx.close()
 

@@ -25,8 +25,8 @@ PLAIN_GUILIN = demo_warehouse.PLAIN_GAMES + demo_warehouse.DOUBLE_GAMES
 
 
 @pytest.fixture(scope="module")
-def demo():
-    return demo_warehouse.build()
+def demo(tmp_path_factory):
+    return demo_warehouse.build(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

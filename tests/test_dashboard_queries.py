@@ -62,8 +62,8 @@ def same(got, want, what) -> None:
 
 
 @pytest.fixture(scope="module")
-def con():
-    c = connect(demo_warehouse.build().warehouse)
+def con(tmp_path_factory):
+    c = connect(demo_warehouse.build(tmp_path_factory).warehouse)
     yield c
     c.close()
 

@@ -24,8 +24,8 @@ HUAPAI = labels.deck_for("sanjing_huapai")
 
 
 @pytest.fixture(scope="module")
-def demo():
-    return demo_warehouse.build()
+def demo(tmp_path_factory):
+    return demo_warehouse.build(tmp_path_factory)
 
 
 def _sql(demo, q: str, **params):

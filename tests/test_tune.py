@@ -23,8 +23,8 @@ from ingest.views import connect
 
 
 @pytest.fixture(scope="module")
-def demo():
-    return demo_warehouse.build()
+def demo(tmp_path_factory):
+    return demo_warehouse.build(tmp_path_factory)
 
 
 def test_step3_gives_more_tuo_with_an_interval_excluding_zero(demo):
