@@ -121,7 +121,7 @@ def layout(warehouse: str | Path) -> tuple[bool, ...]:
     root = Path(warehouse)
     if catalog_of(root) is not None:  # DuckLake: which tables hold a row in the latest snapshot
         verify_files(root)  # every query of a lost file's table would fail: the pages say so instead
-        return tuple(has_rows(root, t) for t in TABLES)
+        return has_rows(root, list(TABLES))
     return tuple(next((root / t).rglob("*.parquet"), None) is not None for t in TABLES)
 
 

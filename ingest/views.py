@@ -246,11 +246,9 @@ def _lake_views(con: duckdb.DuckDBPyConnection, root: Path, catalog: str,
     the latest row of each run. Then the same hardening as for plain Parquet."""
     con.execute("SET parquet_metadata_cache = true")
     attach(con, root, catalog, read_only=True, snapshot=snapshot)
-    have: dict[str, set[str]] = {
-        r[0]: set() for r in con.sql("SELECT table_name FROM duckdb_tables() WHERE database_name = 'lake'").fetchall()}
-    for t in have:
-        have[t] = {r[0] for r in con.sql("SELECT column_name FROM duckdb_columns() WHERE database_name = 'lake' "
-                                         f"AND table_name = {_lit(t)}").fetchall()}
+    have: dict[str, set[str]] = {}
+    for t, col in con.sql("SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = 'lake'").fetchall():
+        have.setdefault(t, set()).add(col)
     for table, schema in [*TABLES.items(), (RUNS_TABLE, RUNS)]:
         keys = [] if table == RUNS_TABLE else [PARTITION, MONTH]
         if table not in have:  # a snapshot from before the table was made

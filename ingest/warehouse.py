@@ -35,7 +35,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import duckdb
 import pyarrow as pa
@@ -1227,11 +1227,13 @@ def _restore(root: Path, dropped: set[str]) -> list[str]:
     return notes
 
 
-def has_rows(root: Path | str, table: str) -> bool:
-    """True when ``table`` holds a row in the latest snapshot (a cached read connection)."""
+def has_rows(root: Path | str, tables: Sequence[str]) -> tuple[bool, ...]:
+    """Whether each of ``tables`` holds a row in the latest snapshot, in one query (a cached read
+    connection)."""
     cur = _reader(root, None).cursor()
     try:
-        return bool(one(cur.sql(f"SELECT EXISTS (SELECT 1 FROM {ident(table)})"))[0])
+        return tuple(bool(x) for x in one(cur.sql("SELECT " + ", ".join(
+            f"EXISTS (SELECT 1 FROM {ident(t)})" for t in tables))))
     finally:
         cur.close()
 
