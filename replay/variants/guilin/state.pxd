@@ -24,9 +24,17 @@ cdef class GuilinState(GameState):
     cdef public object sao_kai_duo_on_discard, bi_blocks, dian_pao_ok, chi_discard, next_of_claimer, ting_skip
     cdef public object declare, peng_kai_duo_on_other_flip, chou_pai_peng, peng_discard, kan_kai_duo_on_discard
     cpdef bint can_win(self, seat, card, win_from)
-    @cython.locals(c=Py_ssize_t, d=Py_ssize_t, s=Py_ssize_t, pos=Py_ssize_t, n_held=cython.longlong, hands=list,
-                   h=list, alikes=list, chou=list, mine=dict, seen=set)
+    @cython.locals(order=list, out=list)
     cpdef list window_options(self, card, src, kind, full=*)
+    @cython.locals(c=Py_ssize_t, d=Py_ssize_t, n_held=cython.longlong, mine=dict, seen=set)
+    cpdef Option sao_option(self, c, d)
+    @cython.locals(c=Py_ssize_t, s=Py_ssize_t, pos=Py_ssize_t, hands=list, out=list)
+    cpdef list hu_options(self, c, src, bint flip, list order)
+    @cython.locals(c=Py_ssize_t, s=Py_ssize_t, n_held=cython.longlong, hands=list, alikes=list, h=list, mine=dict,
+                   out=list)
+    cpdef list duo_peng_options(self, c, src, bint flip, list order)
+    @cython.locals(c=Py_ssize_t, s=Py_ssize_t, pos=Py_ssize_t, chou=list, seen=set, out=list)
+    cpdef list chi_options(self, c, src, bint flip, bint full=*)
     cpdef list chi_choices(self, seat, c)
     cpdef bint has_chi(self, seat, c)
     @cython.locals(w=Window, o=Option)

@@ -283,41 +283,64 @@ class GuilinState(GameState):
         return out
 
     def window_options(self, card: int, src: int, kind: str, full: bool = True) -> list[Option]:
-        """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``.
+        """Every seat's options on ``card`` flipped (``kind='flip'``) or discarded by ``src``, in the
+        order 扫穿或扫>>胡牌>>开舵或碰>>吃 (001 §技巧攻略): the drawer's own 扫 of its flip alone
+        (:meth:`sao_option`), else every seat's 胡 (:meth:`hu_options`), 开舵 and 碰
+        (:meth:`duo_peng_options`), 吃 (:meth:`chi_options`).
 
         ``full=False`` gives the window's closing options (:attr:`Window.closing`): 胡 only where it
         is forced (放炮必胡), and a 吃 option without its events (only whether one exists matters
-        when nobody claims: it makes the card 臭). Events are made positionally (the field order of
-        :class:`replay.record.Event`): compiled, a keyword call builds a dict an event."""
-        c = card
-        code = _CODES[c]
+        when nobody claims: it makes the card 臭)."""
         flip = kind == "flip"
-        hands, alikes = self.hands, self.alike
-        if flip:  # the drawer's own 扫 / 过扫 / 扫穿 / 开舵 (001 §扫, §过扫, §扫穿, §开舵)
-            d = src
-            n_held = hands[d][c]
-            mine = alikes[d]
-            if mine.get(c) in SAO_KINDS:
-                return [Option(d, "sao_chuan", (R_SAO, 0), True, [Event(d, "sao_chuan", code)], "sao_chuan")]
-            if n_held == 3:
-                return [Option(d, "sao_chuan", (R_SAO, 0), True,
-                               [Event(d, "sao_chuan", code, [code] * 3)], "sao_chuan")]
-            if n_held == 2:
-                seen = self.peng_passed[d]
-                act = "guo_sao" if c in seen else "sao"
-                return [Option(d, act, (R_SAO, 0), True, [Event(d, act, code, [code] * 2)], act)]
-        out: list[Option] = []
+        if flip:
+            sao = self.sao_option(card, src)
+            if sao is not None:
+                return [sao]
         order = _claim_order(self.n, src, flip)
+        out: list[Option] = []
         if (flip or self.dian_pao_ok) and (full or (not flip and self.fang_pao_bi_hu)):
-            reach = _REACH[c]
-            for pos, s in enumerate(order):
-                if _stray_kinds(hands[s]) & ~reach:
-                    continue  # a kind out of c's reach fits no group: best_points' first shortcut, inlined
-                wf = "self" if s == src else ("flip" if flip else "discard")
-                if self.can_win(s, c, wf):
-                    forced = wf == "discard" and self.fang_pao_bi_hu  # 放炮必胡 (004 §3.打牌 6)
-                    out.append(Option(s, "hu", (R_HU, pos), forced, [Event(s, "hu", code)],
-                                      "fang_pao_bi_hu" if forced else "hu"))
+            out += self.hu_options(card, src, flip, order)
+        out += self.duo_peng_options(card, src, flip, order)
+        out += self.chi_options(card, src, flip, full)
+        return out
+
+    def sao_option(self, c: int, d: int) -> Option | None:
+        """The drawer's own forced act on its flip of ``c``, or None: 扫穿 over its 扫 on the table
+        or its dealt 坎, else 扫 (过扫 of a card it could 碰 before) with a pair (001 §扫, §过扫, §扫穿)."""
+        code = _CODES[c]
+        n_held = self.hands[d][c]
+        mine = self.alike[d]
+        if mine.get(c) in SAO_KINDS:
+            return Option(d, "sao_chuan", (R_SAO, 0), True, [Event(d, "sao_chuan", code)], "sao_chuan")
+        if n_held == 3:
+            return Option(d, "sao_chuan", (R_SAO, 0), True, [Event(d, "sao_chuan", code, [code] * 3)], "sao_chuan")
+        if n_held == 2:
+            seen = self.peng_passed[d]
+            act = "guo_sao" if c in seen else "sao"
+            return Option(d, act, (R_SAO, 0), True, [Event(d, act, code, [code] * 2)], act)
+        return None
+
+    def hu_options(self, c: int, src: int, flip: bool, order: list[int]) -> list[Option]:
+        """Every seat's 胡 on ``c``, in claim ``order``; forced on a discard under 放炮必胡 (004 §3.打牌 6)."""
+        code = _CODES[c]
+        hands = self.hands
+        reach = _REACH[c]
+        out: list[Option] = []
+        for pos, s in enumerate(order):
+            if _stray_kinds(hands[s]) & ~reach:
+                continue  # a kind out of c's reach fits no group: no win
+            wf = "self" if s == src else ("flip" if flip else "discard")
+            if self.can_win(s, c, wf):
+                forced = wf == "discard" and self.fang_pao_bi_hu
+                out.append(Option(s, "hu", (R_HU, pos), forced, [Event(s, "hu", code)],
+                                  "fang_pao_bi_hu" if forced else "hu"))
+        return out
+
+    def duo_peng_options(self, c: int, src: int, flip: bool, order: list[int]) -> list[Option]:
+        """Every seat's 开舵 (forced) or 碰 of ``c``, in claim ``order`` (001 §开舵, §碰)."""
+        code = _CODES[c]
+        hands, alikes = self.hands, self.alike
+        out: list[Option] = []
         for s in order:
             h = hands[s]
             n_held = h[c]
@@ -343,14 +366,18 @@ class GuilinState(GameState):
                 # flip; option peng_kai_duo_on_other_flip opens it, forced as the 扫's (decision 17).
                 out.append(Option(s, "kai_duo", (R_DUO, 0), True, [Event(s, "kai_duo", code)], "kai_duo"))
             elif n_held == 2 and _free_total(h) > 2 and self.may_peng(s, c, flip):  # 碰, with a card left to discard
-                out.append(Option(s, "peng", (R_DUO, 0), False,
-                                  [Event(s, "peng", code, [code] * 2)], "peng"))
+                out.append(Option(s, "peng", (R_DUO, 0), False, [Event(s, "peng", code, [code] * 2)], "peng"))
+        return out
+
+    def chi_options(self, c: int, src: int, flip: bool, full: bool = True) -> list[Option]:
+        """The 吃 of ``c``: the drawer itself, then its 下家 (001 §技巧攻略: 先是自己吃...下家); a discard
+        by the 下家 only, with ``chi_discard`` (004 §3.打牌 2: 上家或自己摸起的牌); never a seat's 臭牌.
+        Each 吃 with the 比 groups 下比 owes (:meth:`chi_choices`); ``full=False``: whether one exists."""
+        code = _CODES[c]
         xia = (src + 1) % self.n
-        # 001 §技巧攻略: 先是自己吃...下家; a discard only with chi_discard (004 §3.打牌 2: 上家或自己摸起的牌)
-        chi_seats = (src, xia) if flip else ((xia,) if self.chi_discard else ())
-        codes = _CODES
         chou = self.chou
-        for pos, s in enumerate(chi_seats):
+        out: list[Option] = []
+        for pos, s in enumerate((src, xia) if flip else ((xia,) if self.chi_discard else ())):
             seen = chou[s]
             if c in seen:
                 continue
@@ -358,7 +385,7 @@ class GuilinState(GameState):
                 if self.has_chi(s, c):
                     out.append(Option(s, "chi", (R_CHI, pos), False, [], "chi"))
                 continue
-            evs = [Event(s, "chi", code, [codes[own[0]], codes[own[1]]], None, [ZIPAI.codes_of(g) for g in bi] if bi else None)
+            evs = [Event(s, "chi", code, [_CODES[k] for k in own], None, [ZIPAI.codes_of(g) for g in bi] if bi else None)
                    for own, bi in self.chi_choices(s, c)]
             if evs:
                 out.append(Option(s, "chi", (R_CHI, pos), False, evs, "chi"))
