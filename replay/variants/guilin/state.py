@@ -502,13 +502,16 @@ class GuilinState(GameState):
             self.chou[w.src].add(w.card)  # an unclaimed flip counts as the drawer's discard (spec §4)
         self.to_draw(self.xia(w.src))
 
-    def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
-        s, c, act = ev.seat, w.card, ev.act
-        self.skip_discard = None
+    def note_passes(self, s: int, act: str, w: Window) -> Option | None:
+        """What the seats that passed before ``s``'s ``act`` on the open card leave: a 吃 passed makes
+        the card 臭 for that seat (001 §技巧攻略 臭牌), a 碰 passed (or ``s`` taking another option
+        than its 碰) a 过碰, so a later draw of it is 过扫 (001 §过扫). Returns ``s``'s own forced 胡
+        (放炮必胡), if it has one."""
+        c = w.card
         passed, chou, peng_passed = w.passed, self.chou, self.peng_passed
         could_peng = False
-        owed = None  # the seat's own forced 胡 (放炮必胡), read below
-        for o in w.options:  # one pass over the options (no generator a claim)
+        owed = None
+        for o in w.options:
             if o.seat in passed:  # seats that passed explicitly before this claim
                 if o.act == "chi":
                     chou[o.seat].add(c)
@@ -520,7 +523,50 @@ class GuilinState(GameState):
                 elif owed is None and o.act == "hu" and o.forced:
                     owed = o
         if act != "peng" and could_peng:
-            peng_passed[s].add(c)  # 可碰的牌没有碰 (it took another option): a later draw is 过扫 (001 §过扫)
+            peng_passed[s].add(c)  # 可碰的牌没有碰 (it took another option)
+        return owed
+
+    def lay_meld(self, s: int, act: str, c: int, ev: Event) -> None:
+        """``s``'s claim of ``c`` laid on the table from its hand: 扫 / 过扫 (a pair + the card), 扫穿 /
+        开舵 (a dealt 坎 + the card, or its 扫 or 碰 on the table upgraded to four), 碰 (a pair), 吃 (two
+        of its cards) with the 比 groups it owes (001 §扫, §扫穿, §开舵, §碰, §技巧攻略 下张)."""
+        h = self.hands[s]
+        melds = self.melds[s]
+        if act in ("sao", "guo_sao"):
+            h[c] -= 2
+            melds.append((act, (c,) * 3))
+            self.alike[s][c] = act
+        elif act in FOUR:
+            i = self.meld_of(s, c, SAO_KINDS + ("peng",))
+            if ev.cards is None and i is not None:
+                melds[i] = (act, (c,) * 4)  # upgrade: 扫→扫穿/开舵, 碰→开舵
+            else:
+                h[c] -= 3
+                melds.append((act, (c,) * 4))
+            self.alike[s][c] = act
+        elif act == "peng":
+            h[c] -= 2
+            melds.append(("peng", (c,) * 3))
+            self.alike[s][c] = "peng"
+        elif act == "chi":
+            own = ZIPAI.kinds(ev.cards or [])
+            for k in own:
+                h[k] -= 1
+            melds.append(("chi", tuple(sorted([c, *own]))))
+            for g in ev.bi or []:
+                kinds = ZIPAI.kinds(g)
+                for k in kinds:
+                    h[k] -= 1
+                melds.append(("bi", tuple(sorted(kinds))))
+
+    def apply_claim(self, opt: Option, ev: Event, w: Window) -> None:
+        """``ev`` claims the open card: the passes before it leave 臭牌 and 过碰 (:meth:`note_passes`);
+        a 胡 ends the hand (:meth:`end_win`); any other claim lays its meld (:meth:`lay_meld`), may
+        leave the seat a 胡 on the card after a forced act (spec §4; 放炮必胡 stays owed), and is
+        followed by the seat's discard, or by the next draw after a 重舵 (001 §技巧攻略)."""
+        s, c, act = ev.seat, w.card, ev.act
+        self.skip_discard = None
+        owed = self.note_passes(s, act, w)
         h = self.hands[s]
         if w.kind == "start":
             self.end_win(s, None, None, None)
@@ -530,32 +576,7 @@ class GuilinState(GameState):
             self.end_win(s, c, win_from, w.src)
             return
         self.claims[s] += 1
-        if act in ("sao", "guo_sao"):
-            h[c] -= 2
-            self.melds[s].append((act, (c,) * 3))
-            self.alike[s][c] = act
-        elif act in FOUR:
-            i = self.meld_of(s, c, SAO_KINDS + ("peng",))
-            if ev.cards is None and i is not None:
-                self.melds[s][i] = (act, (c,) * 4)  # upgrade: 扫→扫穿/开舵, 碰→开舵
-            else:
-                h[c] -= 3
-                self.melds[s].append((act, (c,) * 4))
-            self.alike[s][c] = act
-        elif act == "peng":
-            h[c] -= 2
-            self.melds[s].append(("peng", (c,) * 3))
-            self.alike[s][c] = "peng"
-        elif act == "chi":
-            own = ZIPAI.kinds(ev.cards or [])
-            for k in own:
-                h[k] -= 1
-            self.melds[s].append(("chi", tuple(sorted([c, *own]))))
-            for g in ev.bi or []:
-                kinds = ZIPAI.kinds(g)
-                for k in kinds:
-                    h[k] -= 1
-                self.melds[s].append(("bi", tuple(sorted(kinds))))
+        self.lay_meld(s, act, c, ev)
         forced = act in FORCED_ACTS
         self.forced_card = Forced(s, c, win_from, w.src, act) if forced else None
         # after a forced act the seat may 胡 on the card it took (spec §4); 点炮不准胡 still holds
