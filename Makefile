@@ -83,15 +83,18 @@ ifeq ($(SERVE),1)
 	$(BIN)/paipu dashboard --warehouse $(WAREHOUSE)
 endif
 
-# Two processes (pytest-xdist), a test file per process: its module fixtures are built once.
+# Two processes (pytest-xdist), a test file per process: its module fixtures are built once. Files
+# go out in collection order, the long ones first (tests/conftest.py), so both processes end together.
+PYTEST := $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
+
 test: $(DEV) $(KERNEL)
 	$(BIN)/ruff check replay ingest analytics dashboards paipu bench tests
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(PYTEST)
 
 # The same suite on the pure-Python reference engine (the compiled build is what `make test` runs).
 test-python: $(DEV)
-	PAIPU_KERNEL=python $(BIN)/python -m pytest -n 2 --dist loadfile
+	PAIPU_KERNEL=python $(PYTEST)
 
 bench: $(BENCH) $(KERNEL)
 	$(BIN)/python -m bench.run

@@ -15,6 +15,13 @@ def pytest_configure(config: Any) -> None:
     manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 
+def pytest_collection_modifyitems(items: list[Any]) -> None:
+    """Files marked ``long`` (``pytestmark = pytest.mark.long``) first, the rest as collected:
+    ``make test`` hands whole files to two processes in this order (``--no-loadscope-reorder``),
+    so the last files to start are short ones and the two end together."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """One line before the totals (``-q`` hides the header): ``paipu kernel: ...``."""
     from replay import kernel

@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import msgspec
+import pytest
 import typer
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -42,6 +43,8 @@ from replay.audit import audit_trail
 from replay.replayer import replay_line
 from replay.simulator import simulate
 from replay.variants import VARIANTS
+
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 NOW = datetime(2026, 11, 29, tzinfo=timezone.utc)

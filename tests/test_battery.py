@@ -22,6 +22,8 @@ from replay.record import Record, decode_record
 from replay.replayer import replay_line
 from replay.simulator import simulate
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 IMPLEMENTED = sorted(v.id for v in variants.VARIANTS.values() if v.implemented)
 GOLDEN = Path(__file__).parent / "golden"
 RULESETS = ("default", "random-1", "random-2")

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bench.hands import build_hands, time_scorer
 from bench.run import Config, figures, run, table, targets
+
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
 
 
 def test_hand_corpus_is_fixed_and_the_scorer_timer_reports_cold_and_warm():

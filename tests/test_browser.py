@@ -27,6 +27,8 @@ import demo_warehouse
 import pytest
 from apptest_util import MARKDOWN, MARKDOWN_GAMES, dashboard, markdown_claim_warehouse
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / os.environ["PAIPU_SCREENSHOTS"] if os.environ.get("PAIPU_SCREENSHOTS") else None
 CHROMIUM = os.environ.get("PAIPU_CHROMIUM", "/usr/bin/chromium")

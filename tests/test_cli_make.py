@@ -52,4 +52,4 @@ def test_test_runs_ruff_mypy_and_pytest_in_two_processes_a_file_each(tmp_path):
     lines = plan("test", tmp_path / "venv")
     assert lines[-3:] == [f"{tmp_path / 'venv'}/bin/ruff check replay ingest analytics dashboards paipu bench tests",
                           f"{tmp_path / 'venv'}/bin/mypy",
-                          f"{tmp_path / 'venv'}/bin/python -m pytest -n 2 --dist loadfile"]
+                          f"{tmp_path / 'venv'}/bin/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder"]

@@ -16,6 +16,8 @@ from streamlit.testing.v1 import AppTest
 from dashboards import players, ui
 from ingest.views import connect
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 TIMEOUT = 60
 PAGES = ["screens/overview.py", "screens/hand_types.py", "screens/tuning.py", "screens/fairness.py",
          "screens/audit.py", "screens/collusion.py", "screens/player.py", "screens/leaderboard.py",

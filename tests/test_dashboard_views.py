@@ -18,6 +18,8 @@ from dashboards import audit as audit_mod
 from dashboards import labels, rules_doc
 from ingest.views import connect
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 TIMEOUT = 60
 ZIPAI = labels.deck_for("guilin")
 HUAPAI = labels.deck_for("sanjing_huapai")

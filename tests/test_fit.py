@@ -17,6 +17,8 @@ from replay.replayer import replay_line
 from replay.simulator import simulate
 from replay.variants import VARIANTS, default_rules
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 runner = CliRunner()
 IMPLEMENTED = sorted(v.id for v in VARIANTS.values() if v.implemented)
 

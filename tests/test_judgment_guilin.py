@@ -33,6 +33,8 @@ from replay.simulator import simulate
 from replay.variants.guilin.cases import score_case_of
 from replay.variants.guilin.state import R_HU, R_SAO
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 FORCED = ("sao", "guo_sao", "sao_chuan", "kai_duo")
 
 # Non-default sets: the options that change how a 胡 is reached or scored.

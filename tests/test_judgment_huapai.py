@@ -25,6 +25,8 @@ from replay.score import score_case
 from replay.variants.huapai.cases import score_case_of
 from replay.variants.huapai.state import R_HU
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 VARIANTS = ("sanjing_huapai", "wujing_huapai", "shuangbiegan_huapai")
 # heuristic games per rule set, by the variant's win share (~70% 三精, ~78% 五精, ~90% 雙別桿): ≥ 2,000 wins
 HEURISTIC_GAMES = {"sanjing_huapai": 1500, "wujing_huapai": 1330, "shuangbiegan_huapai": 1150}

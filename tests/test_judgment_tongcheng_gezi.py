@@ -23,6 +23,8 @@ from replay.simulator import simulate
 from replay.variants import get
 from replay.variants.tongcheng_gezi.cases import score_case_of
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 V = "tongcheng_gezi"
 # Every reading moved at a 4-seat table (the 撿 restrictions, 碰 values, the won-on discard, claim
 # order, payments); and a 3-seat table with its own options.

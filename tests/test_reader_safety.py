@@ -19,6 +19,8 @@ from ingest.views import connect
 from paipu.cli import app
 from replay.simulator import simulate
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = b'{"password": "hunter2-SEKRIT"}'

@@ -19,6 +19,8 @@ from replay import variants
 from replay.replayer import replay_line
 from replay.simulator import simulate
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 GAMES = 36
 DAYS = ("2026-11-01", "2026-11-02", "2026-11-03")
 IMPLEMENTED = [v for v in variants.VARIANTS.values() if v.implemented]

@@ -14,6 +14,8 @@ import pytest
 from ingest.run import ingest
 from ingest.warehouse import read_rows
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 BAD = Path(__file__).resolve().parent / "data" / "bad"
 MANIFEST = json.loads((BAD / "manifest.json").read_text(encoding="utf-8"))["cases"]
 KEYS = ("lines", "blank", "valid", "invalid", "rejected", "duplicate")

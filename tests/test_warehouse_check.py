@@ -13,6 +13,7 @@ from pathlib import Path
 
 import msgspec
 import pyarrow.parquet as pq
+import pytest
 from typer.testing import CliRunner
 
 from ingest.schema import TABLES
@@ -20,6 +21,8 @@ from ingest.views import connect
 from ingest.warehouse import data_files, read_rows
 from paipu.cli import app
 from replay.simulator import simulate
+
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted(p.relative_to(ROOT / "dashboards").as_posix() for p in (ROOT / "dashboards" / "screens").glob("*.py"))

@@ -21,6 +21,8 @@ from ingest.run import ingest
 from ingest.views import connect
 from ingest.warehouse import COMMIT_LOCK, META, read_rows
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 SHORT = json.loads((ROOT / "data" / "guilin-short.jsonl").read_bytes())
 SCRIPT = ("import os, sys; from ingest.run import ingest; r = ingest(sys.argv[1:-1], sys.argv[-1], workers=1, "

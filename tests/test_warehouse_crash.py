@@ -20,6 +20,8 @@ import ingest.warehouse as warehouse
 from ingest.run import ingest
 from ingest.warehouse import read_rows
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 SHORT = json.loads((ROOT / "data" / "guilin-short.jsonl").read_bytes())
 TABLES = ("games", "seats", "actions", "melds", "xing", "rejects")

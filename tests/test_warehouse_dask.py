@@ -15,6 +15,8 @@ import pytest
 from ingest.run import ingest
 from ingest.warehouse import data_files, read_rows
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 pytest.importorskip("distributed")
 
 ROOT = Path(__file__).resolve().parent.parent

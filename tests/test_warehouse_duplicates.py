@@ -15,6 +15,8 @@ import pytest
 from ingest.run import ingest
 from ingest.warehouse import read_rows
 
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
+
 DATA = Path(__file__).resolve().parent.parent / "data"
 SHORT = json.loads((DATA / "guilin-short.jsonl").read_bytes())
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 import msgspec
+import pytest
 from typer.testing import CliRunner
 
 from ingest.schema import TABLES
@@ -20,6 +21,8 @@ from ingest.views import connect
 from ingest.warehouse import extension_path, lit, read_rows
 from paipu.cli import app
 from replay.simulator import simulate
+
+pytestmark = pytest.mark.long  # started first (tests/conftest.py)
 
 
 def _log(path: Path, variant: str, seed: int, n: int = 3) -> Path:
