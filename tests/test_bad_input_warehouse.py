@@ -1,4 +1,4 @@
-"""The warehouse against hostile surroundings (issues 20, 17): DuckDB's file access stays locked to
+"""The warehouse against hostile surroundings: DuckDB's file access stays locked to
 the warehouse (its temp folder is private, never ``<cwd>/.tmp/``); a Parquet file or a symlink to
 one outside, planted in a DuckLake data folder, is never read (only files the catalog lists are);
 in a plain-Parquet warehouse such a link is skipped with a warning; a compaction and an ingest run

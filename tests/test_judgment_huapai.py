@@ -1,4 +1,4 @@
-"""Score = replay for the 花牌 family (issues 13 and 14): a spec §8 case is judged by the engine that
+"""Score = replay for the 花牌 family: a spec §8 case is judged by the engine that
 replays games (replay/judge.py), so the two must agree on every position.
 
 For every win of a simulated corpus per variant (heuristic and random bots, the default rules and a

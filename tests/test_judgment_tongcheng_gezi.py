@@ -1,4 +1,4 @@
-"""通城個子牌: ``paipu score`` is replay (issues 13, 14). For every win of a simulated corpus (both bot
+"""通城個子牌: ``paipu score`` is replay. For every win of a simulated corpus (both bot
 kinds, the default rules and two non-default option sets), the score case of the winner's position
 (``cases.score_case_of`` on the state just before the 胡) gives exactly replay's result (win,
 points, units, hand_types); and at sampled positions of the same games (a seat facing another

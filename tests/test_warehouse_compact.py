@@ -1,4 +1,4 @@
-"""``paipu compact`` (issues 7, 17): DuckLake's own maintenance — small data files merge, old
+"""``paipu compact``: DuckLake's own maintenance — small data files merge, old
 snapshots expire and their files go — the rows stay the same, the views read them, a source
 ingested again later still replaces exactly its own rows, and a compaction runs beside a writer."""
 

@@ -1,4 +1,4 @@
-"""Crash safety (issues 7, 17): ``kill -9`` an ingest at random moments, rerun it, and get exactly
+"""Crash safety: ``kill -9`` an ingest at random moments, rerun it, and get exactly
 the tables of a clean run — no loss, no duplicates, no staging left; a run dies inside its DuckLake
 transaction: the warehouse keeps its last snapshot, whole, and a rerun completes it."""
 

@@ -1,4 +1,4 @@
-"""Month partitions (issues 7, 17): DuckLake data files in ``<table>/variant=<id>/month=<YYYY-MM>/``.
+"""Month partitions: DuckLake data files in ``<table>/variant=<id>/month=<YYYY-MM>/``.
 
 A game's month is its ``started_at`` month in UTC, else the run's ingest month; its child rows
 share it; a reject's month is its line's ``started_at`` when the line parses, else the ingest
