@@ -102,8 +102,8 @@ def audit_cmd(game_id: str, warehouse: Path = typer.Option(..., "--warehouse", h
     wh = _warehouse("audit", warehouse)
     try:
         snap = parse_as_of(as_of) if as_of is not None else None
-    except ValueError:
-        raise typer.BadParameter("a snapshot id or an ISO 8601 time", param_hint="--as-of") from None
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--as-of") from None
     if snap is not None:
         try:
             check_as_of(wh, snap)

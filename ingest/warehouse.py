@@ -1373,5 +1373,9 @@ def parse_as_of(text: str) -> int | datetime:
     """
     if text.strip().isdigit():
         return int(text)
-    when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    try:
+        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"{text!r} is neither a snapshot id nor an ISO 8601 time (2026-12-01 or "
+                         "2026-12-01T08:00:00+08:00); `paipu snapshots` lists them") from None
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)

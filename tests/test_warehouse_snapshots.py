@@ -94,7 +94,9 @@ def test_audit_as_of(history):
     # an id it does not hold (one past DuckDB's integers too) and a time before the first: usage errors
     for as_of, why in (("99999", f"no snapshot 99999: {span}"),
                        ("99999999999999999999", f"no snapshot 99999999999999999999: {span}"),
-                       ("2000-01-01", f"2000-01-01 00:00:00 UTC is before the first snapshot: {span}")):
+                       ("2000-01-01", f"2000-01-01 00:00:00 UTC is before the first snapshot: {span}"),
+                       ("abc", "'abc' is neither a snapshot id nor an ISO 8601 time (2026-12-01 or "
+                               "2026-12-01T08:00:00+08:00); `paipu snapshots` lists them")):
         res = run("g1", "--as-of", as_of)
         assert res.exit_code == 2
         assert f"Invalid value for --as-of: {why}" in " ".join(res.stderr.replace("│", " ").split())
@@ -112,3 +114,7 @@ def test_audit_page_as_of(history, monkeypatch):
     (w,) = at.warning
     assert w.value.startswith("无法读取该快照 Cannot read the warehouse as of `99999999999999999999`: ``no snapshot "
                               "99999999999999999999: the first snapshot is 0 (")  # log text in code spans (ui.lit)
+    at = open_page(monkeypatch, wh, "screens/audit.py", game="g2", as_of="abc")
+    (w,) = at.warning
+    assert w.value == ("无法读取该快照 Cannot read the warehouse as of `abc`: ``'abc' is neither a snapshot id nor an "
+                       "ISO 8601 time (2026-12-01 or 2026-12-01T08:00:00+08:00); `paipu snapshots` lists them``")
