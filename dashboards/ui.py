@@ -238,10 +238,18 @@ def player_url(player: str, variant: str | None = None, **params: Any) -> str:
 
 
 def page_scope(page: str, c: Ctx) -> None:
-    """A link that names a player (Player page) or a table (Session page) but no variant opens on
-    that player's most played variant (outside experiments) or the table's own, not on the most
-    played variant of the warehouse: the URL gets that ``variant`` before the sidebar reads it."""
+    """A link that names a player (Player page), a table (Session page) or a game (Game audit) but
+    no variant opens on that player's most played variant (outside experiments), the table's own or
+    the game's own (and its seat count), not on the most played variant of the warehouse: the URL
+    gets that ``variant`` before the sidebar reads it."""
     if qp("variant") or c.problem or not c.has_games:
+        return
+    if page == "audit" and qp("game", 128):
+        row = call(c.path, c.layout, "data.find_game", qp("game", 128))
+        if row is not None and row.get("variant"):
+            st.query_params["variant"] = str(row["variant"])
+            if row.get("n_seats"):
+                st.query_params["seats"] = str(row["n_seats"])
         return
     if page == "player" and qp("player"):
         where = call(c.path, c.layout, "players.player_variants", qp("player"))

@@ -114,6 +114,19 @@ def test_a_bare_player_link_opens_on_the_variant_they_play(monkeypatch, demo):
     assert variants == {f"variant={v}" for v in two["v"]}
 
 
+def test_a_bare_game_link_opens_on_the_games_variant_and_seats(monkeypatch, demo):
+    """/audit?game=ID without a variant: the scope is the game's own variant (and seat count), not
+    桂林, the most played variant of the warehouse."""
+    at = _fresh(monkeypatch, demo, "screens/audit.py", game=demo.disputed["yuanjiang_guihuzi"])
+    assert at.query_params["variant"] == "yuanjiang_guihuzi"
+    assert any(c.value.startswith("范围 scope: 沅江鬼胡子") for c in at.caption)
+    three = _sql(demo, """SELECT game_id FROM games WHERE variant = 'tongcheng_gezi' AND n_seats = 3
+                  ORDER BY game_id LIMIT 1""")["game_id"][0]
+    at = _fresh(monkeypatch, demo, "screens/audit.py", game=three)
+    assert (at.query_params["variant"], at.query_params["seats"]) == ("tongcheng_gezi", "3")
+    assert any(c.value.startswith("范围 scope: 通城個子牌 (tongcheng_gezi) · 3 人 players") for c in at.caption)
+
+
 # --- session ------------------------------------------------------------------------------------------
 
 def test_session_page_running_totals(monkeypatch, demo):
