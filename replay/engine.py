@@ -619,7 +619,7 @@ class GameState:
         return out
 
     # -- views: the warehouse's facts and the audit's table -------------------------------------
-    tail_note: ClassVar[str] = ""
+    tail_note = ""
     """What the audit's options add to a draw from the back of the wall (花牌 `` (tail)``, 上大人
     `` (腰牌)``)."""
 
