@@ -256,7 +256,8 @@ def check_cmd(
     as_json: bool = typer.Option(False, "--json", help="One JSON object instead of the lines."),
 ) -> None:
     """List the files the warehouse's catalog lists that are missing or damaged (not the size it
-    recorded): while one is, every command that reads its table fails. With --repair, drop the rows
+    recorded, or a Parquet footer that does not read): while one is, every command that reads its
+    table fails. With --repair, drop the rows
     they held (for a file of a game table, every game of its variant and month, from every table)
     in one transaction, and list the source files to ingest again to write them back.
 
@@ -281,7 +282,9 @@ def check_cmd(
         raise typer.Exit(1) from None
     if as_json:
         out: dict = {"warehouse": str(root), "lost": [{"table": f.table, "kind": f.kind, "path": f.path,
-                                                       "bytes": f.size, "catalog_bytes": f.want} for f in lost]}
+                                                       "bytes": f.size, "catalog_bytes": f.want,
+                                                       **({"unreadable": f.unreadable} if f.unreadable else {})}
+                                                      for f in lost]}
         if repair and lost:
             out.update(snapshot=res.snapshot, dropped={t: {"files": n, "rows": r} for t, (n, r) in res.dropped.items()},
                        partitions=[list(p) for p in res.partitions], sources=res.sources, traced=res.traced,

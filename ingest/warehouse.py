@@ -256,9 +256,15 @@ class LostFile:
     """Its size in bytes, as the catalog recorded it."""
     size: int | None
     """Its size on disk; None when it is missing."""
+    unreadable: str | None = None
+    """Why a file of the recorded size cannot be read as Parquet (``paipu check`` reads every footer)."""
 
     def state(self) -> str:
-        return "missing" if self.size is None else f"damaged: {self.size:,} bytes, the catalog recorded {self.want:,}"
+        if self.size is None:
+            return "missing"
+        if self.unreadable is not None:
+            return f"damaged: {self.unreadable}"
+        return f"damaged: {self.size:,} bytes, the catalog recorded {self.want:,}"
 
 
 def _size(path: str) -> int | None:
@@ -285,17 +291,34 @@ def _listed(con: Any, name: str = "lake") -> list[LostFile]:
     return out
 
 
-def lost_files(con: Any, name: str = "lake") -> list[LostFile]:
+def lost_files(con: Any, name: str = "lake", footers: bool = False) -> list[LostFile]:
     """The files the snapshot attached as ``name`` lists that are missing, or whose size differs
     from the one the catalog recorded (a cut copy), sorted by table and path. A file found absent
     counts only if the catalog still lists it afterwards: a compaction unlists the files it merges
-    before it deletes them."""
-    absent = [f for f in _listed(con, name) if _size(f.path) != f.want]
+    before it deletes them. ``footers``: also a file of the right size whose Parquet footer does not
+    read (damaged in place; ``paipu check`` and its repair ask this, every connection does not)."""
+    absent = [f for f in _listed(con, name) if _size(f.path) != f.want or (footers and _unreadable(f.path))]
     if not absent:
         return []
     still = {(f.kind, f.path) for f in _listed(con, name)}
-    lost = [LostFile(f.table, f.kind, f.path, f.want, _size(f.path)) for f in absent if (f.kind, f.path) in still]
-    return sorted((f for f in lost if f.size != f.want), key=lambda f: (f.table, f.path))
+    lost = []
+    for f in absent:
+        if (f.kind, f.path) in still:
+            size = _size(f.path)
+            why = _unreadable(f.path) if footers and size == f.want else None  # else its size says it
+            lost.append(LostFile(f.table, f.kind, f.path, f.want, size, why))
+    return sorted((f for f in lost if f.size != f.want or f.unreadable), key=lambda f: (f.table, f.path))
+
+
+def _unreadable(path: str) -> str | None:
+    """Why ``path``'s Parquet footer does not read (its first line), or None when it reads."""
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(path)
+    except Exception as e:  # any failure to read is the damage, said in words
+        return (str(e).splitlines() or [type(e).__name__])[0][:200]
+    return None
 
 
 def lost_message(root: Path | str, lost: list[LostFile]) -> str:
@@ -940,7 +963,7 @@ def check_files(root: Path | str) -> tuple[int, list[LostFile]]:
     con = lake_db()
     try:
         attach(con, root, catalog, read_only=True, check_files=False)
-        return len(_listed(con)), lost_files(con)
+        return len(_listed(con)), lost_files(con, footers=True)
     finally:
         con.close()
 
@@ -1174,7 +1197,7 @@ def repair(root: Path | str) -> Repair:
         con.execute("SET enable_progress_bar = false")
         try:
             retrying(lambda: attach(con, root, catalog, check_files=False))
-            lost = lost_files(con)
+            lost = lost_files(con, footers=True)
             if not lost:
                 return Repair(lost)
 

@@ -176,6 +176,41 @@ def test_a_file_cut_short_whose_trail_is_gone(tmp_path):
     assert _rows(wh) == before
 
 
+def test_a_file_damaged_in_place_is_found_by_check_and_report_says_so(tmp_path):
+    """A games file overwritten near its end without changing its size: ``paipu report`` fails in
+    one line naming ``paipu check``, whose footer read names the file as damaged; the repair drops
+    it and the ingest of the sources it names gives back every row."""
+    logs = _logs(tmp_path / "logs")
+    wh = tmp_path / "wh"
+    assert _run(["ingest", logs["guilin_a"], logs["zipai"], "--warehouse", wh]).exit_code == 0
+    before = _rows(wh)
+    (hit,) = [f for f in data_files(wh, "games") if "variant=zipai" in str(f)]
+    size = hit.stat().st_size
+    with open(hit, "r+b") as f:
+        f.seek(size - 300)
+        f.write(b"\xff" * 292)  # the footer's metadata; its length and the closing PAR1 stay
+    assert hit.stat().st_size == size
+
+    res = _run(["report", "--warehouse", wh])
+    assert res.exit_code == 1 and isinstance(res.exception, SystemExit) and "Traceback" not in res.output
+    assert f"paipucheck--warehouse{wh}`namesthedamagedfilesand`--repair`dropsthem" in _flat(res.output)
+    res = _run(["check", "--warehouse", wh, "--json"])
+    assert res.exit_code == 1
+    (lost,) = json.loads(res.output)["lost"]
+    assert (lost["table"], lost["kind"], lost["path"], lost["bytes"], lost["catalog_bytes"]) == (
+        "games", "data", str(hit), size, size)
+    assert lost["unreadable"]
+
+    res = _run(["check", "--warehouse", wh, "--repair", "--json"])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.output)
+    # the file cannot say which source its rows came from: the run that wrote it ingested both
+    assert got["sources"] == sorted([str(logs["guilin_a"]), str(logs["zipai"])])
+    assert _run(["ingest", *got["sources"], "--warehouse", wh]).exit_code == 0
+    assert _run(["check", "--warehouse", wh]).exit_code == 0
+    assert _rows(wh) == before
+
+
 def test_a_lost_delete_file_writer_row_and_run_record(tmp_path):
     """A lost delete file drops its data file (its deleted rows cannot be told from the others); a
     lost ``_writer`` file gets its row back, so concurrent commits still conflict on it, and a lost
