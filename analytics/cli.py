@@ -230,7 +230,9 @@ def report_cmd(
         else:
             print_report(con, Console(), variant, ruleset, players)
     except duckdb.Error as e:  # a data file damaged in place: its size is right, its content is not
-        first = (str(e).splitlines() or [type(e).__name__])[0]
+        from replay.words import first_line
+
+        first = first_line(e)
         Console(stderr=True, highlight=False).print(Text(
             f"paipu report: the warehouse {terminal_text(str(warehouse))} cannot be read: {terminal_text(first)}; "
             f"`paipu check --warehouse {terminal_text(str(warehouse))}` names the damaged files and `--repair` "

@@ -250,8 +250,7 @@ def page_scope(page: str, c: Ctx) -> None:
             st.query_params["variant"] = str(row["variant"])
             if row.get("n_seats"):
                 st.query_params["seats"] = str(row["n_seats"])
-        return
-    if page == "player" and qp("player"):
+    elif page == "player" and qp("player"):
         where = call(c.path, c.layout, "players.player_variants", qp("player"))
         if where.height:
             st.query_params["variant"] = str(where["variant"][0])

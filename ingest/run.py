@@ -46,6 +46,7 @@ from ingest.warehouse import (
     write_part,
 )
 from replay.record import source_text, terminal_text
+from replay.words import first_line
 from replay.workers import process_pool
 
 CHUNK_LINES = 256
@@ -693,7 +694,7 @@ class _Live:
                     # lists ("Cannot open file"): the redo reads the new snapshot (and meets a
                     # lasting I/O error again, where it fails the run with it)
                     why = _MOVED if self._moved_meanwhile() else "a data file its snapshot lists could not be read"
-                    self.give_up(f"{why} ({str(e).splitlines()[0] if str(e) else type(e).__name__})")
+                    self.give_up(f"{why} ({first_line(e)})")
                 else:
                     self.error = e
             if step == "segment":

@@ -314,10 +314,12 @@ def _unreadable(path: str) -> str | None:
     """Why ``path``'s Parquet footer does not read (its first line), or None when it reads."""
     import pyarrow.parquet as pq
 
+    from replay.words import first_line
+
     try:
         pq.read_metadata(path)
     except Exception as e:  # any failure to read is the damage, said in words
-        return (str(e).splitlines() or [type(e).__name__])[0][:200]
+        return first_line(e)[:200]
     return None
 
 

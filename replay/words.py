@@ -27,6 +27,11 @@ def refuse(command: str, what: str, path: Path | str, why: str, code: int = 2) -
     raise typer.Exit(code)
 
 
+def first_line(e: BaseException) -> str:
+    """The first line of ``e``'s message, or its type's name when it has none: an error said in one line."""
+    return (str(e).splitlines() or [type(e).__name__])[0]
+
+
 def need(command: str, path: Path, what: str = "file or folder") -> None:
     """Refuse ``path`` (:func:`refuse`) when nothing is there."""
     if not path.exists():
