@@ -41,7 +41,7 @@ st.set_page_config(page_title="paipu 牌谱", page_icon="🀄", layout="wide")
 # Streamlit to folder-based pages on reruns (seen in AppTest: the sidebar filters vanished).
 _P = {
     "overview": st.Page("screens/overview.py", title="概览 Overview", icon=":material/bar_chart:", url_path="home", default=True),
-    "hand-types": st.Page("screens/hand_types.py", title="牌型与醒 Hand types", icon=":material/style:", url_path="hand-types"),
+    "hand-types": st.Page("screens/hand-types.py", title="牌型与醒 Hand types", icon=":material/style:", url_path="hand-types"),
     "families": st.Page("screens/families.py", title="精·個子·定庄 Family figures", icon=":material/diamond:", url_path="families"),
     "tuning": st.Page("screens/tuning.py", title="调规则 Rule tuning", icon=":material/balance:", url_path="tuning"),
     "conformance": st.Page("screens/conformance.py", title="服务器一致性 Server conformance", icon=":material/rule:",

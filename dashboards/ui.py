@@ -211,7 +211,7 @@ def _resolve(name: str) -> Any:
 
 # --- links between pages ----------------------------------------------------------------------
 
-PAGE_FILES = {"overview": "screens/overview.py", "hand-types": "screens/hand_types.py", "families": "screens/families.py",
+PAGE_FILES = {"overview": "screens/overview.py", "hand-types": "screens/hand-types.py", "families": "screens/families.py",
               "tuning": "screens/tuning.py", "fairness": "screens/fairness.py",
               "collusion": "screens/collusion.py", "player": "screens/player.py",
               "leaderboard": "screens/leaderboard.py", "audit": "screens/audit.py",

@@ -9,24 +9,27 @@ from typing import Iterator
 
 from streamlit.testing.v1 import AppTest
 
+from dashboards.ui import PAGE_FILES
+
 APP = Path(__file__).resolve().parents[1] / "dashboards" / "app.py"
 HOME = "screens/overview.py"  # the default page: served without switching
 
 
 def open_page(monkeypatch, warehouse: Path | None, page: str, timeout: int = 60, **params: str) -> AppTest:
-    """Run the app on ``warehouse`` (None: no ``PAIPU_WAREHOUSE``), switch to ``page`` with the
-    query ``params``, and assert no page exception."""
+    """Run the app on ``warehouse`` (None: no ``PAIPU_WAREHOUSE``) as a link to ``page`` with the
+    query ``params`` opens it, in one run, and assert no page exception. A page's file is named
+    after its url_path (app.py), which is how a fresh AppTest finds it before its first run."""
     if warehouse is None:
         monkeypatch.delenv("PAIPU_WAREHOUSE", raising=False)
     else:
         monkeypatch.setenv("PAIPU_WAREHOUSE", str(warehouse))
-    at = AppTest.from_file(str(APP), default_timeout=timeout).run()
+    at = AppTest.from_file(str(APP), default_timeout=timeout)
     if page != HOME:
+        assert Path(page).stem in PAGE_FILES, f"{page}: not a page file named after its url_path (app.py)"
         at.switch_page(page)
     for k, v in params.items():
         at.query_params[k] = v
-    if page != HOME or params:
-        at.run()
+    at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 

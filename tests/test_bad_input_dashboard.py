@@ -35,7 +35,7 @@ PLAYER = f"p-{MARK}\n\n# INJECTED [x](https://evil.example/p) www.evil.example `
 TABLE = f"t-{MARK} https://evil.example/t"
 EXPERIMENT = f"e-{MARK} [e](https://evil.example/e)"
 CARD = f"x1{MARK}\n\n[card](https://evil.example/c)"
-PAGES = ["screens/overview.py", "screens/hand_types.py", "screens/families.py", "screens/tuning.py",
+PAGES = ["screens/overview.py", "screens/hand-types.py", "screens/families.py", "screens/tuning.py",
          "screens/fairness.py", "screens/collusion.py", "screens/leaderboard.py"]
 
 

@@ -26,7 +26,7 @@ from dashboards.cli import audit_cmd
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = (ROOT / "data" / "guilin-short.jsonl").read_text(encoding="utf-8").strip()
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
-PAGES = ["screens/overview.py", "screens/hand_types.py", "screens/audit.py"]
+PAGES = ["screens/overview.py", "screens/hand-types.py", "screens/audit.py"]
 TIMEOUT = 30
 
 

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptest_util import open_page
 
 from dashboards import collusion, data, fairness
 from replay.cards import ZIPAI
 
-APP = Path(__file__).resolve().parent.parent / "dashboards" / "app.py"
 GAMES = 150
 
 
@@ -100,10 +99,7 @@ def test_dealer_advantage_against_known_counts(shuffles):
 
 
 def test_fairness_page_flags_the_rigged_ruleset(monkeypatch, shuffles):
-    monkeypatch.setenv("PAIPU_WAREHOUSE", str(shuffles))
-    at = AppTest.from_file(str(APP), default_timeout=60).run()
-    at.switch_page("screens/fairness.py").run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_page(monkeypatch, shuffles, "screens/fairness.py")
     flagged = [e.value for e in at.error]
     assert any("`rigged`" in e and "non-uniform" in e for e in flagged)
     assert not any("`fair`" in e for e in flagged)

@@ -19,7 +19,7 @@ from ingest.views import connect
 pytestmark = pytest.mark.long  # started first (tests/conftest.py)
 
 TIMEOUT = 60
-PAGES = ["screens/overview.py", "screens/hand_types.py", "screens/tuning.py", "screens/fairness.py",
+PAGES = ["screens/overview.py", "screens/hand-types.py", "screens/tuning.py", "screens/fairness.py",
          "screens/audit.py", "screens/collusion.py", "screens/player.py", "screens/leaderboard.py",
          "screens/families.py"]
 EVIL = "x' OR '1'='1' --; DROP TABLE games; SELECT * FROM read_csv('/etc/passwd')"
@@ -185,7 +185,7 @@ def test_the_scope_follows_the_reader_across_pages(monkeypatch, demo):
     its URL, so any view can be shared by its link."""
     at = _open(monkeypatch, demo.warehouse, PAGES[0], variant="zipai", valid="0")
     assert not at.toggle(key="f_valid").value
-    at.switch_page("screens/hand_types.py")
+    at.switch_page("screens/hand-types.py")
     at.query_params.clear()
     at.run()
     assert not at.exception
@@ -223,7 +223,7 @@ def test_charts_keep_their_order_and_every_label(monkeypatch, demo):
     sort=None) and draw every category label (the tuning differences chart dropped every other)."""
     import json as _json
 
-    at = _open(monkeypatch, demo.warehouse, "screens/hand_types.py")
+    at = _open(monkeypatch, demo.warehouse, "screens/hand-types.py")
     spec = _json.loads(at.get("vega_lite_chart")[0].proto.spec)
     y = spec["layer"][0]["encoding"]["y"]
     assert isinstance(y["sort"], list) and y["axis"]["labelOverlap"] is False
@@ -380,7 +380,7 @@ def test_player_of_another_variant_is_pointed_there(monkeypatch, demo, sql):
     """A player with no game in the variant in scope gets links to the variants they played."""
     p = sql("""SELECT player_id FROM seats WHERE variant = 'shangdaren' AND player_id NOT IN
                (SELECT player_id FROM seats WHERE variant = 'guilin') LIMIT 1""")["player_id"][0]
-    at = _open(monkeypatch, demo.warehouse, "screens/player.py", player=p)
+    at = _open(monkeypatch, demo.warehouse, "screens/player.py", player=p, variant="guilin")
     assert any("没有这位玩家" in w.value for w in at.warning)
     assert any(page == "player" and "variant=shangdaren" in q for _, page, q in _links(at))
 
@@ -501,7 +501,7 @@ def test_sql_injection_through_page_parameters(monkeypatch, demo):
         at = _open(monkeypatch, demo.warehouse, "screens/tuning.py", **params)
         assert any("not one of the choices" in c.value for c in at.caption), params
         assert at.metric  # the fallback comparison is shown
-    for page in ("screens/fairness.py", "screens/collusion.py", "screens/hand_types.py", "screens/overview.py"):
+    for page in ("screens/fairness.py", "screens/collusion.py", "screens/hand-types.py", "screens/overview.py"):
         _open(monkeypatch, demo.warehouse, page, player=EVIL, game=EVIL, variant=EVIL)
 
 

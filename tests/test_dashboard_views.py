@@ -11,7 +11,7 @@ import json
 
 import demo_warehouse
 import pytest
-from apptest_util import APP, dataframe_with, metric_values, open_page, page_text, player_summary
+from apptest_util import dataframe_with, metric_values, open_page, page_text, player_summary
 from streamlit.testing.v1 import AppTest
 
 from dashboards import audit as audit_mod
@@ -41,23 +41,6 @@ def _sql(demo, q: str, **params):
 
 def _open(monkeypatch, demo, page: str, **params: str) -> AppTest:
     return open_page(monkeypatch, demo.warehouse, page, timeout=TIMEOUT, **params)
-
-
-def _fresh(monkeypatch, demo, page: str, **params: str) -> AppTest:
-    """``page`` opened from a link with exactly ``params`` (no variant carried over from a page
-    opened before, as a link pasted into a new tab)."""
-    monkeypatch.setenv("PAIPU_WAREHOUSE", str(demo.warehouse))
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
-    at.switch_page(page)
-    at.query_params.clear()
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-
 
 
 def _links(at: AppTest) -> list[tuple[str, str, str]]:
@@ -90,11 +73,11 @@ def test_player_rank_is_the_leaderboard_position(monkeypatch, demo):
     assert frame["玩家 player"].tolist()[:3] == [f"player?variant=guilin&min=5&player={p}"
                                                 for p in ("ring-a", "p064", "p047")]
     assert frame["#"].tolist()[:3] == [1, 2, 3]
-    at = _fresh(monkeypatch, demo, "screens/player.py", variant="guilin", min="5", player="p047")
+    at = _open(monkeypatch, demo, "screens/player.py", variant="guilin", min="5", player="p047")
     assert metric_values(at)["排名 rank"] == "#3 / 47"
-    at = _fresh(monkeypatch, demo, "screens/player.py", variant="guilin", min="5", player="ring-a")
+    at = _open(monkeypatch, demo, "screens/player.py", variant="guilin", min="5", player="ring-a")
     assert metric_values(at)["排名 rank"] == "#1 / 47"
-    at = _fresh(monkeypatch, demo, "screens/player.py", variant="guilin", player="ring-a")
+    at = _open(monkeypatch, demo, "screens/player.py", variant="guilin", player="ring-a")
     assert metric_values(at)["排名 rank"] == "未上榜 unranked"
 
 
@@ -103,13 +86,13 @@ def test_a_bare_player_link_opens_on_the_variant_they_play(monkeypatch, demo):
     桂林, the most played variant of the warehouse); one who played two variants gets a link to each."""
     only = _sql(demo, """SELECT player_id FROM seats GROUP BY 1 HAVING count(DISTINCT variant) = 1
                   AND any_value(variant) = 'shangdaren' ORDER BY 1 LIMIT 1""")["player_id"][0]
-    at = _fresh(monkeypatch, demo, "screens/player.py", player=only)
+    at = _open(monkeypatch, demo, "screens/player.py", player=only)
     assert at.query_params["variant"] == "shangdaren"
     assert any(c.value.startswith("范围 scope: 上大人") for c in at.caption)
     assert not at.warning
     two = _sql(demo, """SELECT player_id, list(DISTINCT variant ORDER BY variant) AS v FROM seats GROUP BY 1
                  HAVING count(DISTINCT variant) = 2 ORDER BY 1 LIMIT 1""").row(0, named=True)
-    at = _fresh(monkeypatch, demo, "screens/player.py", player=two["player_id"])
+    at = _open(monkeypatch, demo, "screens/player.py", player=two["player_id"])
     variants = {q.split("&")[0] for _, page, q in _links(at) if page == "player"}
     assert variants == {f"variant={v}" for v in two["v"]}
 
@@ -117,12 +100,12 @@ def test_a_bare_player_link_opens_on_the_variant_they_play(monkeypatch, demo):
 def test_a_bare_game_link_opens_on_the_games_variant_and_seats(monkeypatch, demo):
     """/audit?game=ID without a variant: the scope is the game's own variant (and seat count), not
     桂林, the most played variant of the warehouse."""
-    at = _fresh(monkeypatch, demo, "screens/audit.py", game=demo.disputed["yuanjiang_guihuzi"])
+    at = _open(monkeypatch, demo, "screens/audit.py", game=demo.disputed["yuanjiang_guihuzi"])
     assert at.query_params["variant"] == "yuanjiang_guihuzi"
     assert any(c.value.startswith("范围 scope: 沅江鬼胡子") for c in at.caption)
     three = _sql(demo, """SELECT game_id FROM games WHERE variant = 'tongcheng_gezi' AND n_seats = 3
                   ORDER BY game_id LIMIT 1""")["game_id"][0]
-    at = _fresh(monkeypatch, demo, "screens/audit.py", game=three)
+    at = _open(monkeypatch, demo, "screens/audit.py", game=three)
     assert (at.query_params["variant"], at.query_params["seats"]) == ("tongcheng_gezi", "3")
     assert any(c.value.startswith("范围 scope: 通城個子牌 (tongcheng_gezi) · 3 人 players") for c in at.caption)
 
@@ -134,7 +117,7 @@ def test_session_page_running_totals(monkeypatch, demo):
     won +6 on ring-b's discard, p046 sat out). Running totals worked from the rounds' scores:
     p046 +14, 0, −4, −3, —, −5, −10, +12 → +4; p035 −7, 0, −4, −3, 0, +10, +10, −6 → 0;
     p014 −7, 0, +8, +6, —, −5, 0, −6 → −4; ring-a +6; ring-b −6."""
-    at = _fresh(monkeypatch, demo, "screens/session.py", table="guilin-t0001")
+    at = _open(monkeypatch, demo, "screens/session.py", table="guilin-t0001")
     assert at.query_params["variant"] == "guilin"
     assert metric_values(at) == {"`ring-a`": "+6", "`p046`": "+4", "`p035`": "+0", "`p014`": "-4", "`ring-b`": "-6"}
     rounds = dataframe_with(at, "局 round")
@@ -268,11 +251,11 @@ def test_rules_are_named_and_linked_to_the_served_doc(monkeypatch, demo):
     linked to their section; both links open."""
     at = _open(monkeypatch, demo, "screens/audit.py", game=demo.tampered["guilin"])
     assert "规则 rule `guilin.turn` turn order ([规则文档 rules doc](rules?rule=guilin.turn))" in at.error[0].value
-    at = _fresh(monkeypatch, demo, "screens/rules.py", rule="guilin.turn")
+    at = _open(monkeypatch, demo, "screens/rules.py", rule="guilin.turn")
     body = page_text(at)
     assert "**规则 rule `guilin.turn`** — turn order" in body
     assert "an act by a seat other than the one to draw, discard or declare" in body
-    at = _fresh(monkeypatch, demo, "screens/rules.py", doc="guilin", section="Winning shape and 胡")
+    at = _open(monkeypatch, demo, "screens/rules.py", doc="guilin", section="Winning shape and 胡")
     body = page_text(at)
     assert "#### Winning shape and 胡" in body and "| 开舵 | 9 | 6 | |" in body
     assert rules_doc.split_line("碰 大 3 小 1 (001 §玩法规则; docs/rules/guilin.md §Winning shape)") == (
@@ -314,7 +297,7 @@ def test_the_decision_review_of_the_worked_example(monkeypatch, demo):
     assert list(table["步 step"]) == [1, 2] and list(table[" "]) == ["", "▶"]
     assert list(table["打出 played"]) == ["吃 小一 (小二 小三)", "出牌 玖"] and list(table["同 same"]) == ["✓", "✓"]
     assert list(table["W played"]) == [pytest.approx(24 / 59)] * 2
-    at = _fresh(monkeypatch, demo, "screens/audit.py", game="example-guilin-1", review="0")
+    at = _open(monkeypatch, demo, "screens/audit.py", game="example-guilin-1", review="0")
     assert [m.value for m in at.metric] == ["0%", "0.000", "1"]
     table = dataframe_with(at, "W bot")
     assert (list(table["步 step"]), list(table["W played"]), list(table["W bot"])) == ([0], [0.0], [0.0])

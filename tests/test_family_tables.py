@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from apptest_util import open_page
 
 from analytics import family
 from ingest.run import ingest
@@ -61,20 +62,9 @@ def test_simulated_yuanjiang_tables_have_no_dingzhuang_break(wh):
 
 
 def test_family_page_shows_jing_gezi_and_dingzhuang(wh, monkeypatch):
-    from pathlib import Path
-
-    from streamlit.testing.v1 import AppTest
-
     con, recs, warehouse = wh
-    monkeypatch.setenv("PAIPU_WAREHOUSE", str(warehouse))
-    app = Path(__file__).resolve().parents[1] / "dashboards" / "app.py"
     def page(**params):  # the page shows the family figures of the one variant in scope
-        at = AppTest.from_file(str(app), default_timeout=60).run()
-        at.switch_page("screens/families.py")
-        for k, v in params.items():
-            at.query_params[k] = v
-        at.run()
-        assert not at.exception
+        at = open_page(monkeypatch, warehouse, "screens/families.py", **params)
         return at, [d.value for d in at.dataframe]
 
     _, frames = page(variant="sanjing_huapai")
