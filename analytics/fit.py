@@ -384,12 +384,22 @@ def _own_rules_valid(lines: Sequence[bytes], sigs: list[Sig], owns: list[bool], 
     out = set()
     for i, (raw, s, own) in enumerate(zip(lines, sigs, owns)):
         if own and not s.valid:
-            obj = msgspec.json.decode(raw)
-            obj.pop("rules", None)
-            rules = {**cur, "players": len(obj.get("seats") or [])} if by_seats else cur
-            if replay_line(msgspec.json.encode(obj), defaults={variant: rules}).verdict.valid:
+            line = without_rules(raw)
+            rules = {**cur, "players": len(msgspec.json.decode(line).get("seats") or [])} if by_seats else cur
+            if replay_line(line, defaults={variant: rules}).verdict.valid:
                 out.add(i)
     return out
+
+
+def without_rules(raw: bytes) -> bytes:
+    """The line ``raw`` as if its record carried no ``rules`` object (``raw`` itself when it carries none)."""
+    import msgspec
+
+    obj = msgspec.json.decode(raw)
+    if not isinstance(obj, dict) or "rules" not in obj:
+        return raw
+    del obj["rules"]
+    return msgspec.json.encode(obj)
 
 
 def _has_rules(rec: Any) -> bool:
@@ -503,8 +513,8 @@ def print_result(res: FitResult, console: Console) -> None:
                                                     if res.own_rules else "")
       + (f"; not fitted: {skipped}" if skipped else ""))
     if res.nothing_to_fit:
-        p("every game carries its own `rules` object and is judged by it: there is nothing to fit (fit a server's "
-          "logs that leave `rules` out, or strip it)")
+        p("every game carries its own `rules` object and is judged by it: there is nothing to fit (--without-rules "
+          "fits them as if they carried none)")
         return
     fixed = [o for o in res.options if o.status == "fixed"]
     p(f"valid under the defaults: {res.valid_default} of {res.games}"
@@ -559,6 +569,9 @@ def fit_cmd(
     warehouse: Optional[Path] = typer.Option(None, "--warehouse", help="fit the warehouse's stored games instead of files"),
     workers: int = typer.Option(0, "--workers", help="processes (0 = all cores)"),
     as_json: bool = typer.Option(False, "--json", help="print the result as one JSON object"),
+    set_aside: bool = typer.Option(False, "--without-rules",
+                                   help="fit as if no record carried its `rules` object: does the play follow the "
+                                        "rules the server wrote?"),
 ) -> None:
     """Which ruleset do these logs follow? Replays the variant's games under its options' values (play and scoring
     alike) and prints the ruleset under which the most replay valid, the evidence for each option, and the games
@@ -607,6 +620,8 @@ def fit_cmd(
         Console(stderr=True).print(Text(f"paipu fit: no {variant} games in {where}"
                                         + (f" (it holds: {held})" if held else ""), style="red"))
         raise typer.Exit(2)
+    if set_aside:
+        lines = [without_rules(line) for line in lines]
     res = fit(lines, variant, fixed=fixed, workers=workers or os.cpu_count() or 1,
               console=None if as_json else Console(stderr=True), not_fitted=not_fitted)
     if as_json:

@@ -259,13 +259,28 @@ def test_games_that_all_carry_their_own_rules_stop_at_nothing_to_fit(tmp_path):
     assert got.exit_code == 0
     assert got.stdout == (
         "fit guilin: 3 games (3 carry their own `rules` object and are judged by it)\n"
-        "every game carries its own `rules` object and is judged by it: there is nothing to fit (fit a server's "
-        "logs that leave `rules` out, or strip it)\n")
+        "every game carries its own `rules` object and is judged by it: there is nothing to fit (--without-rules "
+        "fits them as if they carried none)\n")
     js = runner.invoke(app, ["fit", str(f), "--variant", "guilin", "--json", "--workers", "1"])
     got = json.loads(js.stdout)
     assert {k: got[k] for k in ("variant", "games", "own_rules", "not_fitted", "nothing_to_fit")} == {
         "variant": "guilin", "games": 3, "own_rules": 3, "not_fitted": {}, "nothing_to_fit": True}
     assert (got["valid_default"], got["valid_found"]) == (3, 3)  # each judged by its own rules
+
+
+def test_without_rules_fits_the_play_whatever_rules_the_records_carry(tmp_path):
+    """40 games of 逢3进1 whose records say the defaults: judged by what they carry, those whose 胡
+    settles apart under 逢5进1 are invalid; fitted --without-rules, the play says tuo_step=3 and every
+    game is valid under it."""
+    lines = _stripped(simulate("guilin", 40, 5, rules={"tuo_step": 3}))
+    told = [msgspec.json.encode({**msgspec.json.decode(raw), "rules": {}}) for raw in lines]
+    f = tmp_path / "told.jsonl"
+    f.write_bytes(b"\n".join(told) + b"\n")
+    own = json.loads(runner.invoke(app, ["fit", str(f), "--variant", "guilin", "--json", "--workers", "1"]).stdout)
+    assert (own["own_rules"], own["nothing_to_fit"]) == (40, True) and own["valid_found"] < 40
+    got = runner.invoke(app, ["fit", str(f), "--variant", "guilin", "--json", "--workers", "1", "--without-rules"])
+    res = json.loads(got.stdout)
+    assert (res["games"], res["own_rules"], res["valid_found"], res["rules_text"]) == (40, 0, 40, "tuo_step=3")
 
 
 def test_one_game_with_its_own_rules_is_said_in_the_singular():
