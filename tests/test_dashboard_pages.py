@@ -4,6 +4,7 @@ through every text input and query parameter."""
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from pathlib import Path
 
@@ -158,6 +159,17 @@ def test_a_variant_and_seat_count_from_the_url(monkeypatch, demo, sql):
     assert any("not one of the choices" in c.value for c in at.caption) and at.query_params["variant"] == "guilin"
 
 
+def test_the_overview_names_each_mean_once(monkeypatch, demo):
+    """The winning hand's mean points and a losing share's mean units, each in its variant's unit:
+    in 沅江 the units are the final 息 (spec §8: points = units), so its mean 息 is shown once."""
+    means = {}
+    for v in ("guilin", "shangdaren", "yuanjiang_guihuzi"):
+        at = _open(monkeypatch, demo.warehouse, PAGES[0], variant=v)
+        means[v] = [k for k in metric_values(at) if k.startswith("平均")]
+    assert means == {"guilin": ["平均胡 mean 胡", "平均舵 mean tuo"], "shangdaren": ["平均胡 mean 胡", "平均分 mean units"],
+                     "yuanjiang_guihuzi": ["平均息 mean 息"]}
+
+
 def test_dates_narrow_every_figure(monkeypatch, demo, sql):
     """?from=&to= keeps the games started in those UTC days (both ends included)."""
     want = sql("""SELECT count(*) AS n FROM games WHERE variant = 'guilin'
@@ -206,6 +218,23 @@ def test_overview_over_time(monkeypatch, demo, sql):
     assert tl["games"].sum() == total and tl.height >= 3  # the demo spans three months
     assert at.selectbox(key="ov_grain").value == "month"
     assert any("one point per month" in c.value for c in at.caption)
+    # both charts over time tick once a month, each label a month of its own
+    assert _period_axes(at) == [{"format": "%Y-%m", "labelAngle": 0, "tickCount": {"interval": "month", "step": 1}}] * 2
+
+
+def _period_axes(at) -> list[dict]:
+    """The x axes over ``period`` of the page's charts (their Vega-Lite specs)."""
+    def walk(o, out):
+        if isinstance(o, dict):
+            if o.get("field") == "period" and "axis" in o:
+                out.append(o["axis"])
+            for v in o.values():
+                walk(v, out)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v, out)
+        return out
+    return [a for chart in at.get("vega_lite_chart") for a in walk(json.loads(chart.proto.spec), [])]
 
 
 def test_gezi_share_of_games_won_is_labelled_so(monkeypatch, demo):

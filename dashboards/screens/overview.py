@@ -111,7 +111,7 @@ m[0].metric("胡牌局 wins", f"{s['wins']:,}")
 m[1].metric(f"平均{pu} mean {pu}", labels.num(s["mean_points"]), help=f"胡牌时的{pu}数 {pu} of the winning hand")
 if s["mean_tuo"] is not None:
     m[2].metric("平均舵 mean tuo", labels.num(s["mean_tuo"]), help="舵 (桂林称子) of the winning hand")
-else:
+elif labels.units_unit(variant) != pu:  # 沅江: units are the final 息, the mean just shown
     uu = labels.units_unit(variant)
     m[2].metric(f"平均{uu} mean units", labels.num(s["mean_units"]), help=f"每份输家付的{uu} one losing share")
 
@@ -123,7 +123,10 @@ tl = q("timeline", grain)
 if tl.height:
     games_long = pl.concat([tl.select("period", pl.lit("有效 valid").alias("kind"), pl.col("valid").alias("n")),
                             tl.select("period", pl.lit("无效 invalid").alias("kind"), pl.col("invalid").alias("n"))])
-    x = alt.X("period:T", title=None, axis=alt.Axis(labelAngle=0, format="%Y-%m-%d" if grain != "month" else "%Y-%m"))
+    # a month's points: one tick a month (Vega's own ticks fall every few weeks, each labelled with its month)
+    ticks = {"tickCount": {"interval": "month", "step": 1}} if grain == "month" else {}
+    x = alt.X("period:T", title=None, axis=alt.Axis(labelAngle=0, format="%Y-%m-%d" if grain != "month" else "%Y-%m",
+                                                   **ticks))
     bars = alt.Chart(games_long).mark_bar().encode(
         x=x, y=alt.Y("n:Q", title="对局 games", stack=True, axis=alt.Axis(titleAngle=0, titleAlign="left",
                                                                         titleAnchor="end", titleY=-8)),
