@@ -327,12 +327,19 @@ def find_rejects(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
 def reject_line(con: duckdb.DuckDBPyConnection, source_file: str, source_line: int) -> dict[str, Any] | None:
     """One rejected line as stored (newest ingest first): source_file, source_line, game_id, code,
     rule, step, message, variant, claimed_variant, raw (the text kept), raw_bytes (the line's size
-    in bytes: ``raw`` may be cut), raw_sha256, ingested_at; None when there is no such line."""
+    in bytes: ``raw`` may be cut), raw_sha256, ingested_at; None when there is no such line.
+
+    ``source_file`` is the path as stored (absolute), or its end from a folder on (``logs/a.jsonl``,
+    ``a.jsonl``) when exactly one stored file ends so."""
     df = _q(con, """SELECT source_file, source_line, game_id, code, rule, step, message, variant, claimed_variant,
                            raw, raw_bytes, raw_sha256, ingested_at
-                    FROM rejects WHERE source_file = $f AND source_line = $n
-                    ORDER BY ingested_at DESC NULLS LAST LIMIT 1""", {"f": source_file, "n": int(source_line)})
-    return df.row(0, named=True) if df.height else None
+                    FROM rejects WHERE source_line = $n AND (source_file = $f OR ends_with(source_file, '/' || $f))
+                    ORDER BY source_file = $f DESC, ingested_at DESC NULLS LAST""", {"f": source_file, "n": int(source_line)})
+    if not df.height:
+        return None
+    if df["source_file"][0] != source_file and df["source_file"].n_unique() > 1:
+        return None  # the end names more than one stored file
+    return df.row(0, named=True)
 
 
 def invalid_games(con: duckdb.DuckDBPyConnection, f: Filters, limit: int = 500) -> pl.DataFrame:

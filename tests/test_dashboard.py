@@ -296,6 +296,33 @@ def test_audit_opens_a_rejected_line(monkeypatch, rejects_only):
     assert any("No such rejected line" in w.value for w in at.warning)
 
 
+def test_a_rejected_line_is_found_by_its_path_as_stored_or_by_its_end():
+    """``?file=`` takes the stored (absolute) path, or its end from a folder on when one stored
+    file ends so: two stored ``x.jsonl`` make the bare name ambiguous, never a guess."""
+    import duckdb
+
+    from dashboards.data import reject_line
+
+    con = duckdb.connect()
+    con.sql("""CREATE TABLE rejects AS SELECT source_file, source_line, NULL AS game_id, code, NULL AS rule,
+               NULL AS step, NULL AS message, NULL AS variant, NULL AS claimed_variant, NULL AS raw,
+               NULL AS raw_bytes, NULL AS raw_sha256, ingested_at FROM (VALUES
+               ('/srv/a/logs/x.jsonl', 3, 'bad_json', TIMESTAMP '2026-10-01 10:00'),
+               ('/srv/b/logs/x.jsonl', 3, 'schema', TIMESTAMP '2026-10-02 10:00'),
+               ('/srv/a/logs/y.jsonl', 3, 'schema', TIMESTAMP '2026-10-01 10:00'))
+               AS t(source_file, source_line, code, ingested_at)""")
+
+    def found(f: str, n: int = 3):
+        row = reject_line(con, f, n)
+        return None if row is None else (row["source_file"], row["code"])
+
+    assert found("/srv/b/logs/x.jsonl") == ("/srv/b/logs/x.jsonl", "schema")
+    assert found("a/logs/x.jsonl") == found("/srv/a/logs/x.jsonl") == ("/srv/a/logs/x.jsonl", "bad_json")
+    assert found("y.jsonl") == ("/srv/a/logs/y.jsonl", "schema")
+    assert found("x.jsonl") is None and found("logs/x.jsonl") is None  # two stored files end so
+    assert found("gs/y.jsonl") is None and found("y.jsonl", 4) is None  # a folder's end is not a folder
+
+
 def test_empty_and_rejects_only_messages(monkeypatch, empty, rejects_only):
     """Empty and rejects-only warehouses get friendly messages."""
     at = _open(monkeypatch, empty, PAGES[0])

@@ -8,7 +8,7 @@ the expected-value bot's, the one at the step viewed said above the board and ma
 
 Deep links: ``/audit?game=ID&step=N&seat=S&review=R`` (``seat``: that seat's view; ``review``: the
 decision review of seat R); a rejected line
-``/audit?file=PATH&line=N``; ``&as_of=SNAPSHOT`` (a DuckLake snapshot id or a time) shows the game as
+``/audit?file=PATH&line=N`` (PATH as stored, or its end from a folder on when it names one file); ``&as_of=SNAPSHOT`` (a DuckLake snapshot id or a time) shows the game as
 the warehouse held it then. Ids and paths are only ever bound query parameters. The game's
 header links its table's session (``/session?table=…``).
 """
