@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-import duckdb
 import polars as pl
 import typer
 from rich import box
@@ -229,16 +228,7 @@ def report_cmd(
             typer.echo(json.dumps({"report": sink.items}, ensure_ascii=False, default=str))
         else:
             print_report(con, Console(), variant, ruleset, players)
-    except duckdb.Error as e:  # a data file damaged in place: its size is right, its content is not
-        from replay.words import first_line
-
-        first = first_line(e)
-        Console(stderr=True, highlight=False).print(Text(
-            f"paipu report: the warehouse {terminal_text(str(warehouse))} cannot be read: {terminal_text(first)}; "
-            f"`paipu check --warehouse {terminal_text(str(warehouse))}` names the damaged files and `--repair` "
-            "drops them", style="red"), soft_wrap=True)
-        raise typer.Exit(1) from None
-    finally:
+    finally:  # a data file damaged in place: paipu.cli.Command says so in one line
         con.close()
 
 

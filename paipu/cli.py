@@ -62,6 +62,32 @@ class Command(TyperCommand):
             _plain_metavar(opt)
         return opt
 
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command. A warehouse data file DuckDB cannot read (damaged in place: its size,
+        which every attach checks, is right, its content is not) ends it in one line naming
+        ``paipu check``, exit status 1, not a traceback."""
+        try:
+            return super().invoke(ctx)
+        except Exception as e:
+            duckdb = sys.modules.get("duckdb")
+            warehouse = ctx.params.get("warehouse")
+            # a query DuckDB cannot bind or parse is the program's error, never the warehouse's
+            if warehouse is None or duckdb is None or not isinstance(e, duckdb.Error) or isinstance(
+                    e, (duckdb.BinderException, duckdb.ParserException)):
+                raise
+            from rich.console import Console
+            from rich.text import Text
+
+            from replay.record import terminal_text
+            from replay.words import first_line
+
+            wh = terminal_text(str(warehouse))
+            Console(stderr=True, highlight=False).print(Text(
+                f"paipu {ctx.info_name}: the warehouse {wh} cannot be read: {terminal_text(first_line(e))}; "
+                f"`paipu check --warehouse {wh}` names the damaged files and `--repair` drops them", style="red"),
+                soft_wrap=True)
+            raise typer.Exit(1) from None
+
 
 class Group(TyperGroup):
     """The ``paipu`` group: its ``--help`` and ``--version`` without typer's ``<bool>`` (see :class:`Command`)."""

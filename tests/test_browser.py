@@ -202,7 +202,9 @@ def test_every_page_in_a_browser(browser, server):
     grid.scroll_into_view_if_needed()
     head, box = page.locator("#review").bounding_box(), grid.bounding_box()
     assert head is not None and box is not None and box["y"] > head["y"] and box["height"] > 3 * 35, (head, box)
-    cells = grid.evaluate("e => e.textContent")  # the grid's accessible table: its cells as text
+    # the grid's accessible table, its cells as text, fills in after the grid has drawn
+    page.wait_for_function("e => e.textContent.length > 0", arg=grid.element_handle(), timeout=30_000)
+    cells = grid.evaluate("e => e.textContent")
     assert "吃 小一 (小二 小三)" in cells and "▶2出牌 discard出牌 玖出牌 玖" in cells, cells
 
     # a ?step= link opens with the board in view: the step's line and the first seat at the top of the screen

@@ -191,9 +191,13 @@ def test_a_file_damaged_in_place_is_found_by_check_and_report_says_so(tmp_path):
         f.write(b"\xff" * 292)  # the footer's metadata; its length and the closing PAR1 stay
     assert hit.stat().st_size == size
 
-    res = _run(["report", "--warehouse", wh])
-    assert res.exit_code == 1 and isinstance(res.exception, SystemExit) and "Traceback" not in res.output
-    assert f"paipucheck--warehouse{wh}`namesthedamagedfilesand`--repair`dropsthem" in _flat(res.output)
+    zipai_game = msgspec.json.decode(logs["zipai"].read_bytes().splitlines()[0])["game_id"]
+    for args in (["report"], ["audit", zipai_game], ["fit", "--variant", "zipai"],
+                 ["rescore", "--variant", "zipai", "--b", "tuo_step=3"]):
+        res = _run([*args, "--warehouse", wh])
+        assert res.exit_code == 1 and isinstance(res.exception, SystemExit) and "Traceback" not in res.output, args
+        assert _flat(res.output).startswith(f"paipu{args[0]}:thewarehouse{wh}cannotberead:"), res.output
+        assert f"paipucheck--warehouse{wh}`namesthedamagedfilesand`--repair`dropsthem" in _flat(res.output), args
     res = _run(["check", "--warehouse", wh, "--json"])
     assert res.exit_code == 1
     (lost,) = json.loads(res.output)["lost"]
