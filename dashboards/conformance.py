@@ -50,9 +50,11 @@ def implemented(variant: str) -> bool:
     return spec is not None and spec.implemented
 
 
-def report(con: duckdb.DuckDBPyConnection, variant: str, limit: int = LIMIT) -> dict[str, Any] | None:
+def report(con: duckdb.DuckDBPyConnection, variant: str, limit: int = LIMIT,
+           without_rules: bool = False) -> dict[str, Any] | None:
     """:meth:`analytics.fit.FitResult.to_json` of the latest ``limit`` stored games of ``variant``
     (outside experiments), plus ``seconds`` (the fit's wall time); None when there is none.
+    ``without_rules``: as if no record carried its ``rules`` object (``paipu fit --without-rules``).
 
     :raises ValueError: ``variant`` is not implemented.
     """
@@ -61,6 +63,8 @@ def report(con: duckdb.DuckDBPyConnection, variant: str, limit: int = LIMIT) -> 
     lines = fit.warehouse_games(con, variant, limit)
     if not lines:
         return None
+    if without_rules:
+        lines = [fit.without_rules(line) for line in lines]
     t0 = time.monotonic()
     # one process: the dashboard's server is shared by every session, and a default bound is one or a few chunks
     res = fit.fit(lines, variant, workers=1)

@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlencode
 import msgspec
 import pytest
 import streamlit as st
-from apptest_util import open_page, page_text
+from apptest_util import metric_values, open_page, page_text
 from markdown_it import MarkdownIt
 
 from analytics import fit as fit_mod
@@ -187,6 +187,26 @@ def test_no_games_to_fit_is_a_plain_message(monkeypatch, server, tmp_path):
     assert any("空" in i.value for i in at.info) and not at.metric
     at = open_page(monkeypatch, Path(tmp_path) / "missing", PAGE)
     assert at.info and not at.metric
+
+
+def test_the_records_own_rules_set_aside(monkeypatch, tmp_path):
+    """Games of 逢3进1 whose records say the defaults: each is judged by the `rules` it carries, so
+    there is nothing to fit until the toggle (``without_rules=1``) sets them aside; then the play
+    says tuo_step=3, under which every game is valid."""
+    recs = [msgspec.to_builtins(r) for r in simulate("guilin", 30, 5, rules={"tuo_step": 3})]
+    for r in recs:
+        r["rules"] = {}
+    src = tmp_path / "told.jsonl"
+    src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
+    ingest([src], tmp_path / "wh", workers=1, progress=False)
+    at = open_page(monkeypatch, tmp_path / "wh", PAGE, fit="1")
+    assert any("carries its own `rules` object" in i.value for i in at.info) and not at.toggle(key="fit_aside").value
+    at.toggle(key="fit_aside").set_value(True).run()
+    assert at.query_params["without_rules"] == "1" and not at.exception
+    assert "--rules tuo_step=3" in [c.value for c in at.code]
+    assert metric_values(at)["拟合规则下有效 valid, found"] == "30 / 30"
+    linked = open_page(monkeypatch, tmp_path / "wh", PAGE, fit="1", without_rules="1")
+    assert linked.toggle(key="fit_aside").value and "--rules tuo_step=3" in [c.value for c in linked.code]
 
 
 def test_version_follows_the_snapshot(server):

@@ -6,8 +6,9 @@ server fault).
 
 Fitting replays every game under dozens of rulesets, so it runs only when asked (the button, or a
 link with ``?fit=1``) over the latest N games (``?n=N``, :data:`dashboards.conformance.LIMIT` by
-default), and its result is cached per warehouse snapshot, variant and N. Deep link:
-``/conformance?variant=V&fit=1&n=N``.
+default), and its result is cached per warehouse snapshot, variant, N and whether the records' own
+``rules`` objects are set aside (``paipu fit --without-rules``). Deep link:
+``/conformance?variant=V&fit=1&n=N&without_rules=1``.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ def _games(_con: duckdb.DuckDBPyConnection, wh: str, version: str, variant: str)
 
 # no TTL: the key holds the warehouse's snapshot, so a new ingest is a new entry and nothing else changes a fit
 @st.cache_data(max_entries=16, show_spinner=False)
-def _fit(_con: duckdb.DuckDBPyConnection, wh: str, version: str, variant: str, limit: int) -> dict[str, Any] | None:
-    return cf.report(_con, variant, limit)
+def _fit(_con: duckdb.DuckDBPyConnection, wh: str, version: str, variant: str, limit: int,
+         without_rules: bool) -> dict[str, Any] | None:
+    return cf.report(_con, variant, limit, without_rules)
 
 
 st.title("服务器一致性 Server conformance")
@@ -78,6 +80,24 @@ def _sync_n() -> None:
     ss["_fit_n_qp"] = n
 
 
+want_aside = ui.qp("without_rules") == "1"
+if ss.get("_fit_aside_qp") != want_aside:
+    ss["fit_aside"] = want_aside
+    ss["_fit_aside_qp"] = want_aside
+
+
+def _sync_aside() -> None:
+    if ss["fit_aside"]:
+        st.query_params["without_rules"] = "1"
+    else:
+        st.query_params.pop("without_rules", None)
+    ss["_fit_aside_qp"] = bool(ss["fit_aside"])
+
+
+st.toggle("不看记录自带的 rules 对象 set the records' own `rules` aside", key="fit_aside", on_change=_sync_aside,
+          help="当作记录没有 rules 对象来拟合：服务器写的规则和它实际打的一致吗？— fit as if no record carried its "
+               "`rules` object: does the play follow the rules the server wrote? (`paipu fit --without-rules`)")
+aside = bool(ss["fit_aside"])
 cols = st.columns([2, 1], vertical_alignment="bottom")
 with cols[0]:
     st.number_input("最多拟合局数 fit at most (the latest games)", cf.MIN_GAMES, cf.MAX_GAMES, step=250, key="fit_n",
@@ -98,7 +118,7 @@ if ui.qp("fit") != "1":
     st.stop()
 
 with st.spinner(f"拟合中 fitting {fitted:,} games under the variant's rulesets…"):
-    res = _fit(con, c.path, version, variant, limit)
+    res = _fit(con, c.path, version, variant, limit, aside)
 if res is None:
     st.info(f"{labels.zh(labels.VARIANTS, variant)} 没有可拟合的对局 has no games to fit.")
     st.stop()
@@ -106,7 +126,8 @@ if res is None:
 n = res["games"]
 if res.get("nothing_to_fit"):
     st.info("这些对局都带着自己的规则 every stored game carries its own `rules` object and is judged by it: there is no "
-            "ruleset to find — below, how the games fare under their own rules (the server faults still stand).")
+            "ruleset to find — below, how the games fare under their own rules (the server faults still stand). "
+            "“不看记录自带的 rules 对象” fits them as if they carried none.")
 m = st.columns(4)
 m[0].metric("拟合对局 games fitted", f"{n:,}", help=f"最近 {n:,} 局，共 {total:,} 局 the latest {n:,} of {total:,}")
 m[1].metric("默认规则下有效 valid, defaults", f"{res['valid_default']:,} / {n:,}",
