@@ -40,7 +40,7 @@ KERNEL_SUMS = mkdir -p build && { sha256sum $(KERNEL_SRC) replay/_kernel_build.j
 KERNEL_SRC := setup.py replay/kernel.py replay/kernel_modules.txt $(wildcard replay/*.pxd replay/variants/*/*.pxd) $(shell grep '^[a-z]' replay/kernel_modules.txt | tr . / | sed 's/$$/.py/')
 
 $(BASE): pyproject.toml setup.py | $(VENV)/bin/python
-	$(SAY) "installing the dependencies into $(VENV) (a few minutes the first time)"
+	$(SAY) "installing the dependencies into $(VENV) (seconds through uv, a minute or two through pip)"
 	export PAIPU_BUILD_KERNEL=0; $(call INSTALL,-e .)
 	touch $@
 

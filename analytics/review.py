@@ -236,13 +236,17 @@ def review_cmd(
     Exit status 0 when reviewed; 2 for a usage error (no such file, line, game, seat or warehouse folder, a
     line that is not a game record); 1 when the warehouse cannot be read.
     """
+    import shlex
+
     where = split_line(game)
     try:
         if where is not None:
             path, line = where
             raw, src = file_game(path, line, game_id)
+            explains = f"paipu validate {shlex.quote(str(path))} --json"
         elif warehouse is not None:
             raw, src = _stored(warehouse, game_id or game)
+            explains = f"paipu audit {shlex.quote(game_id or game)} --warehouse {shlex.quote(str(warehouse))}"
         elif game_id is not None:
             refuse("review", "file", game, MISSING)
         else:
@@ -256,7 +260,7 @@ def review_cmd(
     if as_json:
         typer.echo(json.dumps({"source": src, "units": names.units_unit(r.variant), **r.to_json()}, ensure_ascii=False))
         return
-    _print(r, src, deck, Console(highlight=False))
+    _print(r, src, deck, Console(highlight=False), explains)
 
 
 def _stored(warehouse: Path, game_id: str) -> tuple[bytes, str]:
@@ -285,7 +289,8 @@ def _deck(variant: str) -> Deck:
     return variants.get(variant).deck
 
 
-def _print(r: Review, src: str, deck: Deck, console: Console) -> None:
+def _print(r: Review, src: str, deck: Deck, console: Console, explains: str = "") -> None:
+    """The review as text; ``explains``: the command that says why a disputed settlement is wrong."""
     from analytics.cli import _table
 
     p = lambda s: console.print(Text(terminal_text(s)), soft_wrap=True)  # noqa: E731 - log text is never markup
@@ -295,6 +300,8 @@ def _print(r: Review, src: str, deck: Deck, console: Console) -> None:
     if r.error is not None:
         e = r.error
         p(f"the log breaks a rule at step {e['step']}: {e['code']} [{e['rule']}] {e['message']} — reviewed up to there")
+    if r.dispute is not None:
+        p(f"the server's settlement is disputed: {r.dispute['message']}" + (f" (`{explains}` says why)" if explains else ""))
     if r.decisions:
         console.print(_table("决策 decisions", decisions_frame(r, deck),
                              {"step": "步 step", "decision": "决策 decision", "played": "打出 played",

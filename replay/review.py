@@ -99,7 +99,9 @@ class Decision:
 @dataclass
 class Review:
     """The review of ``seat`` in game ``game_id``; ``error`` is the first rule the log breaks
-    (``{"step", "code", "rule", "message"}``), where the review stopped."""
+    (``{"step", "code", "rule", "message"}``), where the review stopped; ``dispute`` the first
+    claimed figure of the settlement that differs from the computed one (``result_mismatch``, same
+    keys), when the actions are sound but the server's settlement is not."""
 
     game_id: str
     variant: str
@@ -108,6 +110,7 @@ class Review:
     player: str
     decisions: list[Decision] = field(default_factory=list)
     error: dict[str, Any] | None = None
+    dispute: dict[str, Any] | None = None
 
     @property
     def matches(self) -> int:
@@ -138,7 +141,7 @@ class Review:
                 "player": self.player, "decisions": len(self.decisions), "matches": self.matches,
                 "match_rate": self.match_rate, "ev_lost": self.ev_lost, "valued": self.valued,
                 "costliest": [{"step": d.step, "played": d.played, "bot": d.bot, "gap": d.gap} for d in self.costliest()],
-                "error": self.error,
+                "error": self.error, "dispute": self.dispute,
                 "steps": [d.to_json() for d in self.decisions]}
 
 
@@ -339,4 +342,8 @@ def review_line(raw: bytes | str, seat: int, seed: str = DEFAULT_SEED) -> Review
         assert first is not None
         where = f"game {out.verdict.game_id}: " if out.verdict.game_id else ""
         raise ReviewError(f"{where}{first.code} [{first.rule}]: {first.message}")
-    return review(rec, ruleset, seat, random.Random(seed))
+    r = review(rec, ruleset, seat, random.Random(seed))
+    if r.error is None:
+        r.dispute = next(({"step": e.step, "code": e.code, "rule": e.rule, "message": e.message}
+                          for e in out.verdict.errors if e.code == "result_mismatch"), None)
+    return r

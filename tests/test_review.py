@@ -116,6 +116,24 @@ def test_a_game_played_as_the_bot_plays_matches_every_decision():
                                                              ("chi", pytest.approx(3 * 6.6 / 56))]
 
 
+def test_a_disputed_settlement_is_said_after_a_whole_review(tmp_path):
+    """The game above, seat 0's win on seat 2's flip of 小三 with 27 胡 (4 舵 from each of two
+    seats), logged as 30 胡: its actions are sound, so both decisions are reviewed, and the review
+    says the settlement is disputed and which command says why."""
+    rec = game("d4", hu_at=6)
+    rec["result"] = {**verdict(rec).computed, "points": 30}
+    r = review_line(line(rec), 0)
+    assert r.error is None and [d.step for d in r.decisions] == [0, 4]
+    assert r.dispute == {"step": 6, "code": "result_mismatch", "rule": "paipu.result",
+                         "message": "result.points: claimed 30, computed 27"}
+    path = tmp_path / "disputed.jsonl"
+    path.write_text(line(rec) + "\n", encoding="utf-8")
+    out = _run(str(path), "--seat", "0").output.splitlines()
+    assert out[2] == ("the server's settlement is disputed: result.points: claimed 30, computed 27 "
+                      f"(`paipu validate {path} --json` says why)")
+    assert json.loads(_run(str(path), "--seat", "0", "--json").output)["dispute"] == r.dispute
+
+
 @pytest.mark.parametrize("variant", ["guilin", "sanjing_huapai", "shangdaren"])
 def test_a_seat_the_ev_bot_played_matches_it_everywhere(variant):
     """With the random stream the simulator gave the bot (game i, seat 1, seed 5), the review asks
