@@ -469,14 +469,16 @@ def warehouse_figures(con: Any, variant: str, overrides: tuple[tuple[str, Any], 
     connection; ``overrides`` as sorted items, a cache key).
 
     :returns: (comparison, facts): ``games``, ``paired``, ``refused`` (the first 5), ``players``
-        (distinct logged players of the games), ``rulesets`` (games per logged ruleset_id).
+        (distinct logged players of the games), ``rulesets`` (games per logged ruleset_id),
+        ``answer`` (``paipu rescore``'s sentence).
     :raises PlayChanging: an override of a ``play`` option.
     """
     rows = load(con, variant, ruleset=ruleset, limit=limit)
     res = rescore([ln for _, ln in rows], variant, dict(overrides), workers=workers)
     seats = {s for ln in (r[1] for r in rows) for s in (json.loads(ln).get("seats") or [])}
     return res.comparison, {"games": res.games, "paired": res.paired, "refused": res.refused[:5],
-                            "players": len(seats), "rulesets": dict(Counter(rid for rid, _ in rows))}
+                            "players": len(seats), "rulesets": dict(Counter(rid for rid, _ in rows)),
+                            "answer": res.answer().text}
 
 
 # --- printing ---------------------------------------------------------------------------------

@@ -74,7 +74,7 @@ def _pages(demo) -> list[tuple[str, str, list[str]]]:
         ("hand-types-shangdaren", "hand-types?variant=shangdaren", ["范围 scope: 上大人", "屁胡 (pihu)"]),
         ("families", "families?variant=tongcheng_gezi", ["個子 Gezi", "有人胡 % games won"]),
         ("families-jing", "families?variant=sanjing_huapai", ["精 Jing", "主精: the 精 the winner holds most of", "精的胡"]),
-        ("tuning-experiment", f"tuning?variant=guilin&exp={exp}", ["成对牌局", "逢几进一舵 tuo_step: 5 → 3",
+        ("tuning-experiment", f"tuning?variant=guilin&exp={exp}", ["成对牌局", "paired deals, B against A:", "逢几进一舵 tuo_step: 5 → 3",
                                                                  "差值一览 Differences at a glance"]),
         ("tuning-rulesets", f"tuning?variant=guilin&mode=rulesets&a=guilin-default&b={demo.double_ruleset}",
          ["自摸加舵 zimo_bonus: plus1 → double", "independent games"]),

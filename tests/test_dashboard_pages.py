@@ -287,6 +287,9 @@ def test_tuning_experiment_deep_link(monkeypatch, demo):
     assert f"**0** of {demo_warehouse.TUNE_DEALS}" in _text(at)
     assert "every difference comes from the settlement alone" in _text(at)
     assert "来源 source" not in score.columns and "来源 source" not in outcome.columns
+    # the comparison opens with paipu tune's sentence, as plain text
+    assert [t.value for t in at.text] == [res.answer().text]
+    assert res.answer().text.startswith(f"Over {demo_warehouse.TUNE_DEALS} paired deals, B against A: ")
 
 
 def test_tuning_rulesets_mode(monkeypatch, demo, sql):

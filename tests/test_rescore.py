@@ -181,9 +181,13 @@ def test_tuning_page_real_logs_source(monkeypatch, tmp_path_factory):
     assert "no bot replays them" in text and "settlement alone" in text
     score = next(df.value for df in at.dataframe if "来源 source" in df.value.columns)
     assert set(score["来源 source"]) == {"只来自结算 settlement alone"}
-    r = rescore.run(wh, "tongcheng_gezi", "zimo_pay=triple", workers=1).row("units_per_game")
+    res = rescore.run(wh, "tongcheng_gezi", "zimo_pay=triple", workers=1)
+    r = res.row("units_per_game")
     row = score[score["指标 figure"] == "每局分 units per game (荒庄 = 0)"].iloc[0]
     assert row["A − B (95%)"] == f"{r['diff']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}]"
+    # the page opens with paipu rescore's sentence, as plain text
+    assert [t.value for t in at.text] == [res.answer().text]
+    assert res.answer().text.startswith(f"Over {GAMES} logged games, B against A: who wins does not change")
 
 
 # --- the answer on hand-made games -------------------------------------------------------------

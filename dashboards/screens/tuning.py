@@ -21,6 +21,7 @@ import streamlit as st
 
 from analytics import queries as aq
 from analytics import rescore
+from analytics.answer import tune_answer
 from dashboards import labels, ui
 
 st.title("调规则 Rule tuning")
@@ -155,6 +156,7 @@ else:  # real logs re-settled (analytics.rescore): B = scoring-only options over
     m[0].metric("重算对局 games re-settled", f"{facts['paired']:,} / {facts['games']:,}")
     m[1].metric("记录中的牌手 logged players", f"{facts['players']:,}")
     m[2].metric("规则集 logged rulesets", f"{len(facts['rulesets']):,}")
+    st.text(facts["answer"])  # paipu rescore's sentence; it names players: text, never markup
     st.caption("谁在打：记录里的牌手本人，没有机器人重打 — who played: the logged players themselves; no bot replays "
                "them. 同样的动作由引擎按 B 重新结算，所以每项差别都只来自结算 — the same actions re-settled by the "
                "engine under B: every difference comes from the settlement alone (来源 source column). Paired by "
@@ -180,6 +182,8 @@ if mode != "logs":
         m[0].metric("A 对局 games", f"{sizes['a']:,}")
     m[1].metric("A 有效 valid / 全部 all", f"{sizes['a']:,} / {sizes['a_all']:,}")
     m[2].metric("B 有效 valid / 全部 all", f"{sizes['b']:,} / {sizes['b_all']:,}")
+    if mode == "exp":
+        st.text(tune_answer(cmp, sizes["pairs"]).text)  # paipu tune's sentence
     n_min = sizes["pairs"] if paired else min(sizes["a"], sizes["b"])
     if n_min < aq.TOO_FEW:
         st.warning(f"样本太小，看不出差别 Too few games to tell: {n_min} "
