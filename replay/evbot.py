@@ -78,7 +78,7 @@ class EVBot:
         ``win_card``: only what the seat knows (its dealer flag; never the wall's 醒 cards)."""
         deck = state.deck
         return {"variant": state.rules.variant, "rules": dict(state.rules.values), "hand": deck.expand(hand),
-                "melds": [{"kind": k, "cards": [deck.codes[c] for c in cards]} for k, cards in melds],
+                "melds": [{"kind": k, "cards": deck.codes_of(cards)} for k, cards in melds],
                 "context": {"dealer": seat == state.dealer}}
 
     def view_key(self, state: GameState, seat: int) -> tuple:
