@@ -31,6 +31,7 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
+import duckdb  # noqa: E402
 import streamlit as st  # noqa: E402
 
 from dashboards import ui  # noqa: E402
@@ -65,6 +66,11 @@ _PAGES = {
 
 page = st.navigation(_PAGES)
 run = ui.begin_run()
-ui.page_scope(page.url_path, run)
-ui.sidebar(run)
-page.run()
+try:
+    ui.page_scope(page.url_path, run)
+    ui.sidebar(run)
+    page.run()
+except duckdb.Error as e:  # a data file damaged in place (its size is right, its content is not)
+    if isinstance(e, (duckdb.BinderException, duckdb.ParserException)):  # the program's own error
+        raise
+    ui.unreadable(run, e)

@@ -118,6 +118,16 @@ def require_warehouse(c: Ctx) -> None:
         st.stop()
 
 
+def unreadable(c: Ctx, e: Exception) -> None:
+    """The page's end when a warehouse file cannot be read (damaged in place): what DuckDB said and
+    the command that names the damaged files and drops them, as ``paipu`` says it."""
+    from replay.words import first_line
+
+    st.error(f"数据仓库读不出来 The warehouse cannot be read: {labels.text(first_line(e).rstrip('.'))}. Run "
+             f"{labels.text(f'paipu check --warehouse {c.path} --repair')} to name the damaged files, drop the rows "
+             "they held and name the sources to ingest again, then reload.")
+
+
 # --- cached queries (arguments are the cache key; the connection comes from _root) ----------
 
 @st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)

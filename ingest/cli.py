@@ -256,7 +256,7 @@ def check_cmd(
     as_json: bool = typer.Option(False, "--json", help="One JSON object instead of the lines."),
 ) -> None:
     """List the files the warehouse's catalog lists that are missing or damaged (not the size it
-    recorded, or a Parquet footer that does not read): while one is, every command that reads its
+    recorded, or a Parquet file that does not read whole): while one is, every command that reads its
     table fails. With --repair, drop the rows
     they held (for a file of a game table, every game of its variant and month, from every table)
     in one transaction, and list the source files to ingest again to write them back.

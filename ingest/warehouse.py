@@ -257,7 +257,7 @@ class LostFile:
     size: int | None
     """Its size on disk; None when it is missing."""
     unreadable: str | None = None
-    """Why a file of the recorded size cannot be read as Parquet (``paipu check`` reads every footer)."""
+    """Why a file of the recorded size cannot be read as Parquet (``paipu check`` reads every file whole)."""
 
     def state(self) -> str:
         if self.size is None:
@@ -291,13 +291,14 @@ def _listed(con: Any, name: str = "lake") -> list[LostFile]:
     return out
 
 
-def lost_files(con: Any, name: str = "lake", footers: bool = False) -> list[LostFile]:
+def lost_files(con: Any, name: str = "lake", whole: bool = False) -> list[LostFile]:
     """The files the snapshot attached as ``name`` lists that are missing, or whose size differs
     from the one the catalog recorded (a cut copy), sorted by table and path. A file found absent
     counts only if the catalog still lists it afterwards: a compaction unlists the files it merges
-    before it deletes them. ``footers``: also a file of the right size whose Parquet footer does not
-    read (damaged in place; ``paipu check`` and its repair ask this, every connection does not)."""
-    absent = [f for f in _listed(con, name) if _size(f.path) != f.want or (footers and _unreadable(f.path))]
+    before it deletes them. ``whole``: also a file of the right size that does not read whole as
+    Parquet (damaged in place, its footer or any page; ``paipu check`` and its repair ask this,
+    every connection does not)."""
+    absent = [f for f in _listed(con, name) if _size(f.path) != f.want or (whole and _unreadable(f.path))]
     if not absent:
         return []
     still = {(f.kind, f.path) for f in _listed(con, name)}
@@ -305,19 +306,22 @@ def lost_files(con: Any, name: str = "lake", footers: bool = False) -> list[Lost
     for f in absent:
         if (f.kind, f.path) in still:
             size = _size(f.path)
-            why = _unreadable(f.path) if footers and size == f.want else None  # else its size says it
+            why = _unreadable(f.path) if whole and size == f.want else None  # else its size says it
             lost.append(LostFile(f.table, f.kind, f.path, f.want, size, why))
     return sorted((f for f in lost if f.size != f.want or f.unreadable), key=lambda f: (f.table, f.path))
 
 
 def _unreadable(path: str) -> str | None:
-    """Why ``path``'s Parquet footer does not read (its first line), or None when it reads."""
+    """Why ``path`` does not read whole as Parquet, its footer and every page of every row group
+    decoded (the first line of what failed), or None when it reads."""
     import pyarrow.parquet as pq
 
     from replay.words import first_line
 
     try:
-        pq.read_metadata(path)
+        with pq.ParquetFile(path) as f:
+            for i in range(f.num_row_groups):
+                f.read_row_group(i)
     except Exception as e:  # any failure to read is the damage, said in words
         return first_line(e)[:200]
     return None
@@ -965,7 +969,7 @@ def check_files(root: Path | str) -> tuple[int, list[LostFile]]:
     con = lake_db()
     try:
         attach(con, root, catalog, read_only=True, check_files=False)
-        return len(_listed(con)), lost_files(con, footers=True)
+        return len(_listed(con)), lost_files(con, whole=True)
     finally:
         con.close()
 
@@ -1199,7 +1203,7 @@ def repair(root: Path | str) -> Repair:
         con.execute("SET enable_progress_bar = false")
         try:
             retrying(lambda: attach(con, root, catalog, check_files=False))
-            lost = lost_files(con, footers=True)
+            lost = lost_files(con, whole=True)
             if not lost:
                 return Repair(lost)
 

@@ -83,7 +83,7 @@ class Command(TyperCommand):
 
             wh = terminal_text(str(warehouse))
             Console(stderr=True, highlight=False).print(Text(
-                f"paipu {ctx.info_name}: the warehouse {wh} cannot be read: {terminal_text(first_line(e))}; "
+                f"paipu {ctx.info_name}: the warehouse {wh} cannot be read: {terminal_text(first_line(e).rstrip('.'))}; "
                 f"`paipu check --warehouse {wh}` names the damaged files and `--repair` drops them", style="red"),
                 soft_wrap=True)
             raise typer.Exit(1) from None

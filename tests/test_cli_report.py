@@ -75,3 +75,16 @@ def test_a_ruleset_is_shown_with_the_options_that_differ_from_the_defaults(tmp_p
                   {"variant": "桂林字牌 (guilin)", "ruleset_id": "guilin-default", "options": "defaults", "games": 1}]
     r = CliRunner().invoke(app, ["report", "--warehouse", str(tmp_path / "wh"), "--ruleset", "guilin-a1561d9054"])
     assert r.stdout.startswith("paipu report — ruleset = guilin-a1561d9054 (tuo_step=3);")
+
+
+def test_yuanjiang_means_name_its_xi_once(tmp_path):
+    """沅江's units are the final 息 (spec §8: points = units): its means per win are 息 and 舵, never
+    the same 息 a second time as units."""
+    f = tmp_path / "yj.jsonl"
+    f.write_bytes(b"".join(msgspec.json.encode(r) + b"\n" for r in simulate("yuanjiang_guihuzi", 8, 2, "heuristic", {})))
+    ingest([f], tmp_path / "wh", workers=1, progress=False)
+    r = CliRunner().invoke(app, ["report", "--warehouse", str(tmp_path / "wh"), "--variant", "yuanjiang_guihuzi",
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    means = next(t for t in json.loads(r.stdout)["report"] if t.get("title") == "息 / 舵 means per win")
+    assert "mean_points" in means["rows"][0] and "mean_units" not in means["rows"][0]
