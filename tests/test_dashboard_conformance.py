@@ -200,11 +200,17 @@ def test_the_records_own_rules_set_aside(monkeypatch, tmp_path):
     src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
     ingest([src], tmp_path / "wh", workers=1, progress=False)
     at = open_page(monkeypatch, tmp_path / "wh", PAGE, fit="1")
-    assert any("carries its own `rules` object" in i.value for i in at.info) and not at.toggle(key="fit_aside").value
+    assert [i.value.split(":")[0] for i in at.info] == [
+        "这些对局都带着自己的规则 every stored game carries its own `rules` object and is judged by it"]
+    assert not at.toggle(key="fit_aside").value
+    # no ruleset found, no evidence: only how the games fare under the rules they carry
+    assert [h.value for h in at.subheader] == ["仍无效的对局 Games still invalid, by first error"]
     at.toggle(key="fit_aside").set_value(True).run()
     assert at.query_params["without_rules"] == "1" and not at.exception
     assert "--rules tuo_step=3" in [c.value for c in at.code]
     assert metric_values(at)["拟合规则下有效 valid, found"] == "30 / 30"
+    assert "找到的规则 The ruleset found" in [h.value for h in at.subheader]
+    assert any("set aside (`paipu fit --without-rules`)" in c.value for c in at.caption)
     linked = open_page(monkeypatch, tmp_path / "wh", PAGE, fit="1", without_rules="1")
     assert linked.toggle(key="fit_aside").value and "--rules tuo_step=3" in [c.value for c in linked.code]
 

@@ -140,21 +140,9 @@ notes = [f"按 {res['evaluations']} 套规则重放 replayed under {res['evaluat
 if res["own_rules"]:
     notes.append(f"{res['own_rules']:,} 局自带 rules 对象，按它裁定 games carry their own `rules` object and are "
                  "judged by it")
+if aside:
+    notes.append("记录自带的 rules 对象已放在一边 the records' own `rules` set aside (`paipu fit --without-rules`)")
 st.caption(" · ".join(notes))
-if res["own_rules"] == n:
-    st.info("每局都自带 rules 对象：拟合无从区分任何选项，下面的错误是按各局自己的规则裁定的 — every game carries its own "
-            "`rules` object, so the fit can tell no option apart; the invalid games below are judged by their own rules.")
-
-st.subheader("找到的规则 The ruleset found")
-if res["rules"]:
-    st.code(f"--rules {res['rules_text']}", language=None)
-    st.code(json.dumps(res["rules"], ensure_ascii=False), language="json")
-    st.caption("没有 `rules` 对象的记录：`paipu validate / ingest / rescore --rules …` 按它裁定；或把这个 rules 对象写进"
-               "记录 — records without a `rules` object: pass the `--rules` above to validate, ingest or rescore them "
-               "under it, or write the `rules` object into the records.")
-else:
-    st.success("默认规则 The defaults: 每个选项取默认值时有效的对局最多 the most games replay valid with every option "
-               "at its default (no `--rules`).")
 
 
 def _widths(px: dict[str, int]) -> dict[str, Any]:
@@ -166,28 +154,46 @@ def _values(by_value: dict[str, int]) -> str:
     return " · ".join(f"{v}: {k:,}" for v, k in by_value.items())
 
 
-st.subheader("各选项的证据 Evidence per option")
-opts = res["options"]
-st.dataframe(pl.DataFrame([{
-    "选项 option": labels.option(o["name"]), "类别 kind": KINDS.get(o["kind"], o["kind"]),
-    "找到的值 found": cf.show(o["value"]), "默认 default": cf.show(o["default"]),
-    "状态 status": STATUS.get(o["status"], o["status"]),
-    "各值的有效局 valid by value": _values(o["valid_by_value"]),
-    "证据 evidence": f"{o['evidence']:+,}" if cf.show(o["value"]) != cf.show(o["default"]) else "",
-} for o in opts]), hide_index=True, column_config=_widths({
-    "选项 option": 155, "类别 kind": 90, "找到的值 found": 105, "默认 default": 100, "状态 status": 150,
-    "各值的有效局 valid by value": 210, "证据 evidence": 90}))
-st.caption("各值的有效局：该选项取这个值、其他选项取找到的值时的有效局数 — valid games with the option at each value, "
-           "the others as found. 已确定 determined: 其他任何值都让有效局更少 every other value makes fewer games valid; "
-           "未确定 undetermined: 另有一个值同样多 another value keeps as many (the games do not tell them apart); "
-           "证据 evidence: 找到的值比默认值多出的有效局 games valid with the value found and not with the default.")
-und = [o["name"] for o in opts if o["status"] == "undetermined"]
-if und:
-    st.caption("未确定 undetermined（没有对局能区分它们的取值 — no game tells their values apart): "
-               + ", ".join(f"`{x}`" for x in und))
-for name, values in res.get("tied", {}).items():
-    st.caption(f"并列，未写入 --rules tied, left out of --rules: `{name}` = " + " / ".join(f"`{v}`" for v in values)
-               + "（各值下有效对局一样多 as many games valid with each: pick by what you know of the server）")
+def _ruleset_and_evidence(res: dict[str, Any]) -> None:
+    """The ruleset found and the evidence per option: nothing to show when every game is judged by
+    the `rules` object it carries."""
+    st.subheader("找到的规则 The ruleset found")
+    if res["rules"]:
+        st.code(f"--rules {res['rules_text']}", language=None)
+        st.code(json.dumps(res["rules"], ensure_ascii=False), language="json")
+        st.caption("没有 `rules` 对象的记录：`paipu validate / ingest / rescore --rules …` 按它裁定；或把这个 rules 对象写进"
+                   "记录 — records without a `rules` object: pass the `--rules` above to validate, ingest or rescore them "
+                   "under it, or write the `rules` object into the records.")
+    else:
+        st.success("默认规则 The defaults: 每个选项取默认值时有效的对局最多 the most games replay valid with every option "
+                   "at its default (no `--rules`).")
+
+    st.subheader("各选项的证据 Evidence per option")
+    opts = res["options"]
+    st.dataframe(pl.DataFrame([{
+        "选项 option": labels.option(o["name"]), "类别 kind": KINDS.get(o["kind"], o["kind"]),
+        "找到的值 found": cf.show(o["value"]), "默认 default": cf.show(o["default"]),
+        "状态 status": STATUS.get(o["status"], o["status"]),
+        "各值的有效局 valid by value": _values(o["valid_by_value"]),
+        "证据 evidence": f"{o['evidence']:+,}" if cf.show(o["value"]) != cf.show(o["default"]) else "",
+    } for o in opts]), hide_index=True, column_config=_widths({
+        "选项 option": 155, "类别 kind": 90, "找到的值 found": 105, "默认 default": 100, "状态 status": 150,
+        "各值的有效局 valid by value": 210, "证据 evidence": 90}))
+    st.caption("各值的有效局：该选项取这个值、其他选项取找到的值时的有效局数 — valid games with the option at each value, "
+               "the others as found. 已确定 determined: 其他任何值都让有效局更少 every other value makes fewer games valid; "
+               "未确定 undetermined: 另有一个值同样多 another value keeps as many (the games do not tell them apart); "
+               "证据 evidence: 找到的值比默认值多出的有效局 games valid with the value found and not with the default.")
+    und = [o["name"] for o in opts if o["status"] == "undetermined"]
+    if und:
+        st.caption("未确定 undetermined（没有对局能区分它们的取值 — no game tells their values apart): "
+                   + ", ".join(f"`{x}`" for x in und))
+    for name, values in res.get("tied", {}).items():
+        st.caption(f"并列，未写入 --rules tied, left out of --rules: `{name}` = " + " / ".join(f"`{v}`" for v in values)
+                   + "（各值下有效对局一样多 as many games valid with each: pick by what you know of the server）")
+
+
+if not res.get("nothing_to_fit"):
+    _ruleset_and_evidence(res)
 
 
 def _verdict(fc: dict[str, Any]) -> str:
