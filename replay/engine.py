@@ -279,8 +279,8 @@ class GameState:
 
     # The fields engine.pxd declares in C (compiled, they are not in ``__dict__``), and a
     # variant's state.pxd beside them: what a copy carries over besides ``__dict__``.
-    C_FIELDS: ClassVar[tuple[str, ...]] = ("record", "rules", "n", "dealer", "stake", "hands", "wall", "front", "back", "melds", "river",
-                "phase", "turn", "window", "step", "outcome")
+    C_FIELDS = ("record", "rules", "n", "dealer", "stake", "hands", "wall", "front", "back", "melds", "river",
+                "phase", "turn", "window", "step", "outcome")  # type: ClassVar[tuple[str, ...]]
 
     def __init__(self, record: Record, ruleset: Ruleset) -> None:
         self.record = record
@@ -523,7 +523,7 @@ class GameState:
 
     # Keys a variant's settlement has beyond spec §5's common ones, and their value on a drawn hand
     # (e.g. {"xing": None} in the 字牌 family, {"jing": None, "bao": None} in 花牌).
-    draw_result_extra: ClassVar[dict[str, Any]] = {}
+    draw_result_extra = {}  # type: ClassVar[dict[str, Any]]
 
     def end_draw(self) -> None:
         """荒庄: the wall is empty and nobody won; nobody pays."""
