@@ -342,6 +342,15 @@ def reject_line(con: duckdb.DuckDBPyConnection, source_file: str, source_line: i
     return df.row(0, named=True)
 
 
+def reject_files(con: duckdb.DuckDBPyConnection, source_file: str, source_line: int) -> list[str]:
+    """The stored files with a rejected line ``source_line`` that ``source_file`` names, as stored
+    or by its end from a folder on (:func:`reject_line` opens it when it names one)."""
+    df = _q(con, """SELECT DISTINCT source_file FROM rejects
+                    WHERE source_line = $n AND (source_file = $f OR ends_with(source_file, '/' || $f))
+                    ORDER BY source_file""", {"f": source_file, "n": int(source_line)})
+    return df["source_file"].to_list()
+
+
 def invalid_games(con: duckdb.DuckDBPyConnection, f: Filters, limit: int = 500) -> pl.DataFrame:
     """Invalid games in scope (``game_id``, ``variant``, ``error_code``, ``error_step``), newest first."""
     return _q(con, f"""

@@ -301,7 +301,7 @@ def test_a_rejected_line_is_found_by_its_path_as_stored_or_by_its_end():
     file ends so: two stored ``x.jsonl`` make the bare name ambiguous, never a guess."""
     import duckdb
 
-    from dashboards.data import reject_line
+    from dashboards.data import reject_files, reject_line
 
     con = duckdb.connect()
     con.sql("""CREATE TABLE rejects AS SELECT source_file, source_line, NULL AS game_id, code, NULL AS rule,
@@ -320,6 +320,8 @@ def test_a_rejected_line_is_found_by_its_path_as_stored_or_by_its_end():
     assert found("a/logs/x.jsonl") == found("/srv/a/logs/x.jsonl") == ("/srv/a/logs/x.jsonl", "bad_json")
     assert found("y.jsonl") == ("/srv/a/logs/y.jsonl", "schema")
     assert found("x.jsonl") is None and found("logs/x.jsonl") is None  # two stored files end so
+    assert reject_files(con, "logs/x.jsonl", 3) == ["/srv/a/logs/x.jsonl", "/srv/b/logs/x.jsonl"]  # the page lists them
+    assert reject_files(con, "a/logs/x.jsonl", 3) == ["/srv/a/logs/x.jsonl"] and reject_files(con, "x.jsonl", 4) == []
     assert found("gs/y.jsonl") is None and found("y.jsonl", 4) is None  # a folder's end is not a folder
 
 

@@ -170,7 +170,11 @@ with st.expander("打开对局或搜索 Open a game or search", icon=":material/
 rej_file, rej_line = ui.qp("file", 1000), ui.qp_int("line", 0, 0, 1 << 40)
 if rej_file and rej_line:
     r = ui.call(c.path, c.layout, "data.reject_line", rej_file, rej_line)
-    if r is None:
+    files = [] if r is not None else ui.call(c.path, c.layout, "data.reject_files", rej_file, rej_line)
+    if len(files) > 1:
+        st.warning(f"这个路径对应 {len(files)} 个文件 {ui.lit(rej_file)} names {len(files)} stored files with a rejected "
+                   f"line {rej_line}; give more of the path: " + ", ".join(ui.lit(f) for f in files[:10]))
+    elif r is None:
         st.warning("没有这一拒收行 No such rejected line: " + ui.lit(f"{rej_file}:{rej_line}"))
     else:
         reject_panel(r)
