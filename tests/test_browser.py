@@ -78,8 +78,8 @@ def _pages(demo) -> list[tuple[str, str, list[str]]]:
                                                                  "差值一览 Differences at a glance"]),
         ("tuning-rulesets", f"tuning?variant=guilin&mode=rulesets&a=guilin-default&b={demo.double_ruleset}",
          ["自摸加舵 zimo_bonus: plus1 → double", "independent games"]),
-        ("conformance", "conformance?variant=guilin&fit=1",
-         ["服务器一致性 Server conformance", "默认规则 The defaults", "各选项的证据 Evidence per option",
+        ("conformance", "conformance?variant=guilin&fit=1&without_rules=1",  # the demo's records carry their rules
+         ["服务器一致性 Server conformance", "找到的规则 The ruleset found", "各选项的证据 Evidence per option",
           "疑似服务器错误 suspected server fault", f"审计示例 Audit the example {demo.disputed['guilin']}"]),
         ("fairness", "fairness", ["发牌位置均匀性", "与均匀洗牌相符"]),
         ("audit-disputed", f"audit?game={demo.disputed['guilin']}",

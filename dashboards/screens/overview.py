@@ -121,29 +121,34 @@ grain = ui.synced_select("按 per", list(data.GRAINS), "grain", key="ov_grain", 
                          default="week")
 tl = q("timeline", grain)
 if tl.height:
-    games_long = pl.concat([tl.select("period", pl.lit("有效 valid").alias("kind"), pl.col("valid").alias("n")),
-                            tl.select("period", pl.lit("无效 invalid").alias("kind"), pl.col("invalid").alias("n"))])
-    # a month's points: one tick a month (Vega's own ticks fall every few weeks, each labelled with its month)
-    ticks = {"tickCount": {"interval": "month", "step": 1}} if grain == "month" else {}
-    x = alt.X("period:T", title=None, axis=alt.Axis(labelAngle=0, format="%Y-%m-%d" if grain != "month" else "%Y-%m",
-                                                   **ticks))
+    # one band per period, labelled with its start (a time axis ticks on its own calendar: its labels
+    # drift off the weeks and repeat a month, and its bars are hairlines)
+    # every period from the first to the last, a period without games at 0 (a band axis shows no gap)
+    every = pl.date_range(tl["period"].min(), tl["period"].max(), {"day": "1d", "week": "1w", "month": "1mo"}[grain],
+                          eager=True).alias("period").to_frame()
+    tl = every.join(tl, on="period", how="left").with_columns(pl.col("valid", "invalid").fill_null(0))
+    tl = tl.with_columns(pl.col("period").dt.strftime("%Y-%m" if grain == "month" else "%Y-%m-%d").alias("label"))
+    games_long = pl.concat([tl.select("period", "label", pl.lit("有效 valid").alias("kind"), pl.col("valid").alias("n")),
+                            tl.select("period", "label", pl.lit("无效 invalid").alias("kind"), pl.col("invalid").alias("n"))])
+    x = alt.X("label:O", title=None, scale=alt.Scale(domain=tl["label"].to_list()),
+              axis=alt.Axis(labelAngle=0, labelOverlap="greedy"))
     bars = alt.Chart(games_long).mark_bar().encode(
         x=x, y=alt.Y("n:Q", title="对局 games", stack=True, axis=alt.Axis(titleAngle=0, titleAlign="left",
                                                                         titleAnchor="end", titleY=-8)),
         color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="top"),
                         scale=alt.Scale(domain=["有效 valid", "无效 invalid"], range=["#2e5e8c", "#b23a2e"])),
         tooltip=[alt.Tooltip("period:T", title="起 from"), alt.Tooltip("kind:N", title=" "), alt.Tooltip("n:Q", title="局")])
-    ui.chart(bars.properties(height=200))
+    ui.chart(bars.properties(height=260))  # the whole chart's height: legend and axis take about 90 px of it
     rate_names = {"dealer_rate": "庄家胡率 dealer win rate", "draw_rate": "荒庄率 draw rate",
                   "zimo_share": "自摸占胡 self-drawn share of wins"}
-    long = pl.concat([tl.select("period", "decided", pl.lit(name).alias("rate"), pl.col(col).alias("value"))
+    long = pl.concat([tl.select("period", "label", "decided", pl.lit(name).alias("rate"), pl.col(col).alias("value"))
                       for col, name in rate_names.items()]).drop_nulls("value")
     lines = alt.Chart(long).mark_line(point=True).encode(
         x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(format=".0%")),
-        color=alt.Color("rate:N", title=None, legend=alt.Legend(orient="top", columns=1)),
+        color=alt.Color("rate:N", title=None, legend=alt.Legend(orient="top", columns=1, labelLimit=0)),
         tooltip=[alt.Tooltip("period:T", title="起 from"), "rate:N", alt.Tooltip("value:Q", format=".1%"),
                  alt.Tooltip("decided:Q", title="局 games")])
-    ui.chart(lines.properties(height=220))
+    ui.chart(lines.properties(height=330))  # its legend's three rows take about 100 px
     st.caption(f"每{data.GRAINS[grain].split()[0]}一点；期数少、局数少时波动大 — one point per {grain}; with few games a "
                "period's rate swings widely (hover for its games). 时间按 UTC。")
 else:
