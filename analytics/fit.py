@@ -616,6 +616,8 @@ def fit_cmd(
         lines, not_fitted = read_games(paths, variant)
     if not lines:
         held = ", ".join(f"{v} {n}" for v, n in not_fitted.items() if v in variants.VARIANTS)
+        if not_fitted.get("rejected"):
+            held += (", " if held else "") + f"{not_fitted['rejected']} rejected lines (`paipu validate` says why)"
         where = f"warehouse {warehouse}" if warehouse is not None else "the input"
         Console(stderr=True).print(Text(f"paipu fit: no {variant} games in {where}"
                                         + (f" (it holds: {held})" if held else ""), style="red"))

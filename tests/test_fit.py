@@ -296,3 +296,15 @@ def test_one_game_with_its_own_rules_is_said_in_the_singular():
     out = io.StringIO()
     print_result(res, Console(file=out, width=200))
     assert out.getvalue().splitlines()[0] == "fit guilin: 3 games (1 carries its own `rules` object and is judged by it)"
+
+
+def test_input_of_rejected_lines_only_says_so(tmp_path):
+    """Two guilin lines whose `rules` is not an object are rejected (spec §3): nothing to fit, and
+    the message counts them and names the command that says why."""
+    f = tmp_path / "rej.jsonl"
+    f.write_text('{"format": "paipu/1", "game_id": "g1", "variant": "guilin", "rules": 5}\n'
+                 '{"format": "paipu/1", "game_id": "g2", "variant": "guilin", "rules": null}\n', encoding="utf-8")
+    got = runner.invoke(app, ["fit", str(f), "--variant", "guilin", "--without-rules"])
+    assert got.exit_code == 2
+    assert " ".join(got.output.split()) == ("paipu fit: no guilin games in the input (it holds: 2 rejected lines "
+                                            "(`paipu validate` says why))")
