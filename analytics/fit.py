@@ -200,6 +200,8 @@ class FitResult:
     game_ids: list[str] = field(default_factory=list, repr=False)
     valid_start: int = 0
     by_seats: bool = False
+    seat_counts: list[int] = field(default_factory=list)
+    """The games' seat counts, each once (with ``by_seats``, ``players`` is each game's own)."""
 
     @property
     def sure(self) -> dict[str, Any]:
@@ -233,7 +235,7 @@ class FitResult:
             "rules": self.sure, "rules_text": self.rules_text, "rules_object": self.rules_object,
             "tied": {o.name: [v for v, n in o.valid_by_value.items() if n == o.valid_by_value[_show(o.value)]]
                      for o in self.tied},
-            "players_by_seats": self.by_seats,
+            "players_by_seats": self.by_seats, "seat_counts": self.seat_counts,
             "options": [{"name": o.name, "kind": o.kind, "default": o.default, "value": o.value, "status": o.status,
                          "evidence": o.evidence, "valid_by_value": o.valid_by_value} for o in self.options],
             "faults": [{"code": f.code, "rule": f.rule, "act": f.act or None, "field": f.field or None,
@@ -303,9 +305,10 @@ def fit(lines: Sequence[bytes], variant: str, *, fixed: Mapping[str, Any] | None
         raise ValueError(f"no {variant} games to fit")
     fixed = dict(fixed or {})
     make_ruleset(variant, spec.options, fixed)  # a value not allowed raises here
-    lens, ids, owns = [], [], []
+    lens, ids, owns, seats = [], [], [], set()
     for raw in lines:
         rec = decode_record(raw)
+        seats.add(len(rec.seats))
         lens.append(len(rec.actions))
         ids.append(rec.game_id)
         owns.append(_has_rules(rec))
@@ -370,7 +373,8 @@ def fit(lines: Sequence[bytes], variant: str, *, fixed: Mapping[str, Any] | None
     found = {o.name: cur[o.name] for o in spec.options if not _same(cur[o.name], o.default) and o.name in cur_by}
     return FitResult(variant, len(lines), sum(owns), dict(not_fitted or {}), sum(s.valid for s in default_sigs),
                      sum(s.valid for s in cur_sigs), found, cur_by, options, faults, evaluations, ids,
-                     valid_start=sum(s.valid for s in judge.cache[_key(start)]), by_seats=by_seats)
+                     valid_start=sum(s.valid for s in judge.cache[_key(start)]), by_seats=by_seats,
+                     seat_counts=sorted(seats))
 
 
 def _own_rules_valid(lines: Sequence[bytes], sigs: list[Sig], owns: list[bool], variant: str,
@@ -523,8 +527,12 @@ def print_result(res: FitResult, console: Console) -> None:
     p("")
     p(f"ruleset found: --rules {res.rules_text}" if res.rules_text else "ruleset found: the defaults (no --rules)")
     p(f"as a rules object: {json.dumps(res.sure, ensure_ascii=False)}")
-    if res.by_seats:
-        p("players: each game's own seat count (validate and ingest the 3- and 4-seat logs apart, with --rules players=N)")
+    if res.by_seats and len(res.seat_counts) > 1:
+        p(f"players: each game's own seat count, {' and '.join(map(str, res.seat_counts))} (validate and ingest "
+          "each count's logs apart, with --rules players=N)")
+    elif res.by_seats:
+        p(f"players: every game has {res.seat_counts[0]} seats (--rules players={res.seat_counts[0]} for logs "
+          "without a rules object)")
     for o in res.tied:
         ties = [v for v, n in o.valid_by_value.items() if n == o.valid_by_value[_show(o.value)]]
         p(f"tied, left out of --rules: {o.name} = {' or '.join(ties)} (as many games valid with each: "

@@ -228,13 +228,28 @@ def test_records_whose_own_rules_name_the_wrong_readings_are_not_server_faults()
 
 
 def test_a_server_dealing_three_and_four_seats_is_fitted_by_each_games_seats():
+    import io
+
+    from rich.console import Console
+
+    from analytics.fit import print_result
+
     rules = {"zimo_pay": "triple", "gezi_per_fen_3p": 9}
     lines = (_stripped(simulate("tongcheng_gezi", 30, 2, rules=rules))
              + _stripped(simulate("tongcheng_gezi", 30, 3, rules={**rules, "players": 3})))
     res = fit(lines, "tongcheng_gezi")
-    assert res.valid_found == 60 and res.by_seats
+    assert res.valid_found == 60 and res.by_seats and res.seat_counts == [3, 4]
     assert "players" not in res.ruleset and "players" not in {o.name for o in res.options}
     assert res.ruleset == rules  # 9 個子 a 分 at 3 seats is told by the 3-seat games
+    out = io.StringIO()
+    print_result(res, Console(file=out, width=200))
+    assert ("players: each game's own seat count, 3 and 4 (validate and ingest each count's logs apart, with "
+            "--rules players=N)") in out.getvalue().splitlines()
+    three = fit(lines[30:], "tongcheng_gezi")  # the 3-seat tables alone: one count, said as the --rules value
+    assert three.seat_counts == [3]
+    out = io.StringIO()
+    print_result(three, Console(file=out, width=200))
+    assert "players: every game has 3 seats (--rules players=3 for logs without a rules object)" in out.getvalue()
 
 
 def test_a_value_the_games_do_not_decide_stays_out_of_the_rules_text():
