@@ -635,6 +635,6 @@ def fit_cmd(
     res = fit(lines, variant, fixed=fixed, workers=workers or os.cpu_count() or 1,
               console=None if as_json else Console(stderr=True), not_fitted=not_fitted)
     if as_json:
-        print(json.dumps(res.to_json(), ensure_ascii=False, indent=1))
+        print(json.dumps({**res.to_json(), "without_rules": set_aside}, ensure_ascii=False, indent=1))
     else:
         print_result(res, Console(highlight=False))

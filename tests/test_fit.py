@@ -296,6 +296,7 @@ def test_without_rules_fits_the_play_whatever_rules_the_records_carry(tmp_path):
     got = runner.invoke(app, ["fit", str(f), "--variant", "guilin", "--json", "--workers", "1", "--without-rules"])
     res = json.loads(got.stdout)
     assert (res["games"], res["own_rules"], res["valid_found"], res["rules_text"]) == (40, 0, 40, "tuo_step=3")
+    assert res["without_rules"] and not own["without_rules"]
 
 
 def test_one_game_with_its_own_rules_is_said_in_the_singular():
