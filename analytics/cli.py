@@ -164,10 +164,10 @@ def _variant_report(con: Any, console: Console, variant: str, ruleset: str | Non
     if variant in ("guilin", "zipai"):
         console.print(_table("醒 xing count", q.xing_distribution(con, **f), H))
     pu, uu = names.points_unit(variant), names.units_unit(variant)
-    means = q.mean_points(con, **f).drop("variant")
-    if uu == pu:  # 沅江: the units are the final 息 (spec §8), the mean just before them
-        means = means.drop("mean_units")
-    console.print(_table(f"{pu} / 舵 / {uu} means per win" if uu != pu else f"{pu} / 舵 means per win", means,
+    means, title = q.mean_points(con, **f).drop("variant"), f"{pu} / 舵 / {uu} means per win"
+    if names.units_are_points(variant):  # 沅江 (spec §8: points = units): the mean just before them
+        means, title = means.drop("mean_units"), f"{pu} / 舵 means per win"
+    console.print(_table(title, means,
                          {**H, "mean_points": f"平均{pu} mean {pu}", "mean_units": f"平均{uu} mean units"}))
     _family_sections(con, console, variant, ruleset)
     console.print(_table(f"玩家 players (top {players} by games)", q.player_stats(con, **f, limit=players), H))

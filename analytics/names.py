@@ -143,6 +143,12 @@ def units_unit(variant: str | None) -> str:
     return UNITS_UNIT.get(variant or "", "分")
 
 
+def units_are_points(variant: str | None) -> bool:
+    """Whether ``units`` is ``points`` itself in ``variant`` (沅江: both are the final 息), so one
+    mean says both."""
+    return units_unit(variant) == points_unit(variant)
+
+
 def group_kind(kind: Any, variant: str | None = None) -> str:
     """Chinese name of a group kind in ``variant`` (the id itself when unknown)."""
     k = str(kind)

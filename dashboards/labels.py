@@ -35,6 +35,7 @@ from analytics.names import (  # noqa: F401  # noqa: F401
     option,
     points_unit,
     term,
+    units_are_points,
     units_unit,
     zh,
 )

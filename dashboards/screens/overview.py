@@ -111,7 +111,7 @@ m[0].metric("胡牌局 wins", f"{s['wins']:,}")
 m[1].metric(f"平均{pu} mean {pu}", labels.num(s["mean_points"]), help=f"胡牌时的{pu}数 {pu} of the winning hand")
 if s["mean_tuo"] is not None:
     m[2].metric("平均舵 mean tuo", labels.num(s["mean_tuo"]), help="舵 (桂林称子) of the winning hand")
-elif labels.units_unit(variant) != pu:  # 沅江: units are the final 息, the mean just shown
+elif not labels.units_are_points(variant):  # 沅江: the units are the mean 息 just shown
     uu = labels.units_unit(variant)
     m[2].metric(f"平均{uu} mean units", labels.num(s["mean_units"]), help=f"每份输家付的{uu} one losing share")
 
