@@ -524,17 +524,25 @@ def sidebar(c: Ctx) -> None:
         st.caption(f"warehouse: `{c.path}`")
 
 
-def games_page() -> tuple[Ctx, data.Filters]:
-    """Start a page that needs games: stop with a friendly message when there is no warehouse, it is
-    empty, or it holds only rejected lines; else the page's :class:`Ctx` and the sidebar's filters
-    (the scope said under the title)."""
+def page() -> tuple[Ctx, data.Filters]:
+    """Start a page: stop with a friendly message when there is no warehouse or it is empty; else
+    the page's :class:`Ctx` and the sidebar's filters (the scope said under the title when the
+    warehouse has games)."""
     c = ctx()
     require_warehouse(c)
+    f = filters()
+    if c.has_games:
+        scope_caption(f)
+    return c, f
+
+
+def games_page() -> tuple[Ctx, data.Filters]:
+    """Start a page that needs games: :func:`page`, stopped with a friendly message when the
+    warehouse holds only rejected lines."""
+    c, f = page()
     if not c.has_games:
         st.info("没有对局 No games yet — only rejected lines.")
         st.stop()
-    f = filters()
-    scope_caption(f)
     return c, f
 
 

@@ -9,11 +9,7 @@ import streamlit as st
 from dashboards import labels, ui
 
 st.title("牌型与醒 Hand types & xing")
-c = ui.ctx()
-ui.require_warehouse(c)
-f = ui.filters()
-if c.has_games:
-    ui.scope_caption(f)
+c, f = ui.page()
 
 
 def q(name: str, *args):

@@ -10,11 +10,7 @@ import streamlit as st
 from dashboards import data, labels, ui
 
 st.title("概览 Overview")
-c = ui.ctx()
-ui.require_warehouse(c)
-f = ui.filters()
-if c.has_games:
-    ui.scope_caption(f)
+c, f = ui.page()
 
 
 def q(name: str, *args):
