@@ -31,10 +31,10 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-import duckdb  # noqa: E402
 import streamlit as st  # noqa: E402
 
 from dashboards import ui  # noqa: E402
+from ingest.warehouse import unreadable_error  # noqa: E402
 
 st.set_page_config(page_title="paipu 牌谱", page_icon="🀄", layout="wide")
 
@@ -70,7 +70,7 @@ try:
     ui.page_scope(page.url_path, run)
     ui.sidebar(run)
     page.run()
-except duckdb.Error as e:  # a data file damaged in place (its size is right, its content is not)
-    if isinstance(e, (duckdb.BinderException, duckdb.ParserException)):  # the program's own error
+except Exception as e:
+    if not unreadable_error(e):  # a data file damaged in place says so; anything else is shown as raised
         raise
     ui.unreadable(run, e)

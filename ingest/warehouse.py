@@ -298,7 +298,13 @@ def lost_files(con: Any, name: str = "lake", whole: bool = False) -> list[LostFi
     before it deletes them. ``whole``: also a file of the right size that does not read whole as
     Parquet (damaged in place, its footer or any page; ``paipu check`` and its repair ask this,
     every connection does not)."""
-    absent = [f for f in _listed(con, name) if _size(f.path) != f.want or (whole and _unreadable(f.path))]
+    why: dict[str, str | None] = {}  # a file of the recorded size: why it does not read whole (read once)
+    absent = []
+    for f in _listed(con, name):
+        if whole and _size(f.path) == f.want:
+            why[f.path] = _unreadable(f.path)
+        if _size(f.path) != f.want or why.get(f.path):
+            absent.append(f)
     if not absent:
         return []
     still = {(f.kind, f.path) for f in _listed(con, name)}
@@ -306,9 +312,15 @@ def lost_files(con: Any, name: str = "lake", whole: bool = False) -> list[LostFi
     for f in absent:
         if (f.kind, f.path) in still:
             size = _size(f.path)
-            why = _unreadable(f.path) if whole and size == f.want else None  # else its size says it
-            lost.append(LostFile(f.table, f.kind, f.path, f.want, size, why))
+            lost.append(LostFile(f.table, f.kind, f.path, f.want, size, why.get(f.path) if size == f.want else None))
     return sorted((f for f in lost if f.size != f.want or f.unreadable), key=lambda f: (f.table, f.path))
+
+
+def unreadable_error(e: BaseException) -> bool:
+    """Whether ``e`` is DuckDB failing to read the warehouse (a data file damaged in place: its size,
+    which every attach checks, is right, its content is not), not a query it cannot bind or parse,
+    which is the program's own error."""
+    return isinstance(e, duckdb.Error) and not isinstance(e, (duckdb.BinderException, duckdb.ParserException))
 
 
 def _unreadable(path: str) -> str | None:

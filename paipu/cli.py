@@ -69,11 +69,12 @@ class Command(TyperCommand):
         try:
             return super().invoke(ctx)
         except Exception as e:
-            duckdb = sys.modules.get("duckdb")
             warehouse = ctx.params.get("warehouse")
-            # a query DuckDB cannot bind or parse is the program's error, never the warehouse's
-            if warehouse is None or duckdb is None or not isinstance(e, duckdb.Error) or isinstance(
-                    e, (duckdb.BinderException, duckdb.ParserException)):
+            if warehouse is None or "duckdb" not in sys.modules:  # not a warehouse's error: raised as it is
+                raise
+            from ingest.warehouse import unreadable_error
+
+            if not unreadable_error(e):
                 raise
             from rich.console import Console
             from rich.text import Text
