@@ -324,6 +324,10 @@ def find_rejects(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
               {"gid": game_id})
 
 
+_NAMED_REJECT = "source_line = $n AND (source_file = $f OR ends_with(source_file, '/' || $f))"
+"""A stored rejected line that ``$f`` names: its path as stored, or its end from a folder on."""
+
+
 def reject_line(con: duckdb.DuckDBPyConnection, source_file: str, source_line: int) -> dict[str, Any] | None:
     """One rejected line as stored (newest ingest first): source_file, source_line, game_id, code,
     rule, step, message, variant, claimed_variant, raw (the text kept), raw_bytes (the line's size
@@ -331,10 +335,10 @@ def reject_line(con: duckdb.DuckDBPyConnection, source_file: str, source_line: i
 
     ``source_file`` is the path as stored (absolute), or its end from a folder on (``logs/a.jsonl``,
     ``a.jsonl``) when exactly one stored file ends so."""
-    df = _q(con, """SELECT source_file, source_line, game_id, code, rule, step, message, variant, claimed_variant,
-                           raw, raw_bytes, raw_sha256, ingested_at
-                    FROM rejects WHERE source_line = $n AND (source_file = $f OR ends_with(source_file, '/' || $f))
-                    ORDER BY source_file = $f DESC, ingested_at DESC NULLS LAST""", {"f": source_file, "n": int(source_line)})
+    df = _q(con, f"""SELECT source_file, source_line, game_id, code, rule, step, message, variant, claimed_variant,
+                            raw, raw_bytes, raw_sha256, ingested_at
+                     FROM rejects WHERE {_NAMED_REJECT}
+                     ORDER BY source_file = $f DESC, ingested_at DESC NULLS LAST""", {"f": source_file, "n": int(source_line)})
     if not df.height:
         return None
     if df["source_file"][0] != source_file and df["source_file"].n_unique() > 1:
@@ -345,9 +349,8 @@ def reject_line(con: duckdb.DuckDBPyConnection, source_file: str, source_line: i
 def reject_files(con: duckdb.DuckDBPyConnection, source_file: str, source_line: int) -> list[str]:
     """The stored files with a rejected line ``source_line`` that ``source_file`` names, as stored
     or by its end from a folder on (:func:`reject_line` opens it when it names one)."""
-    df = _q(con, """SELECT DISTINCT source_file FROM rejects
-                    WHERE source_line = $n AND (source_file = $f OR ends_with(source_file, '/' || $f))
-                    ORDER BY source_file""", {"f": source_file, "n": int(source_line)})
+    df = _q(con, f"SELECT DISTINCT source_file FROM rejects WHERE {_NAMED_REJECT} ORDER BY source_file",
+            {"f": source_file, "n": int(source_line)})
     return df["source_file"].to_list()
 
 
