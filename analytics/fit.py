@@ -202,6 +202,8 @@ class FitResult:
     by_seats: bool = False
     seat_counts: list[int] = field(default_factory=list)
     """The games' seat counts, each once (with ``by_seats``, ``players`` is each game's own)."""
+    without_rules: bool = False
+    """The records' own ``rules`` objects were set aside (``--without-rules``)."""
 
     @property
     def sure(self) -> dict[str, Any]:
@@ -235,7 +237,7 @@ class FitResult:
             "rules": self.sure, "rules_text": self.rules_text, "rules_object": self.rules_object,
             "tied": {o.name: [v for v, n in o.valid_by_value.items() if n == o.valid_by_value[_show(o.value)]]
                      for o in self.tied},
-            "players_by_seats": self.by_seats, "seat_counts": self.seat_counts,
+            "players_by_seats": self.by_seats, "seat_counts": self.seat_counts, "without_rules": self.without_rules,
             "options": [{"name": o.name, "kind": o.kind, "default": o.default, "value": o.value, "status": o.status,
                          "evidence": o.evidence, "valid_by_value": o.valid_by_value} for o in self.options],
             "faults": [{"code": f.code, "rule": f.rule, "act": f.act or None, "field": f.field or None,
@@ -287,11 +289,14 @@ class _Judge:
 
 
 def fit(lines: Sequence[bytes], variant: str, *, fixed: Mapping[str, Any] | None = None, workers: int = 1,
-        console: Console | None = None, not_fitted: Mapping[str, int] | None = None) -> FitResult:
+        console: Console | None = None, not_fitted: Mapping[str, int] | None = None,
+        without_rules: bool = False) -> FitResult:
     """Find the ruleset of ``variant`` under which the most of ``lines`` (records of that variant)
     replay valid (the module docstring says how).
 
     :param fixed: option values known (``--rules``): held, not searched.
+    :param without_rules: fit the lines as if no record carried its ``rules`` object
+        (``--without-rules``: does the play follow the rules the server wrote?).
     :raises ValueError: unknown or unimplemented variant, no games, a fixed option not allowed.
     """
     from replay import variants
@@ -305,6 +310,8 @@ def fit(lines: Sequence[bytes], variant: str, *, fixed: Mapping[str, Any] | None
         raise ValueError(f"no {variant} games to fit")
     fixed = dict(fixed or {})
     make_ruleset(variant, spec.options, fixed)  # a value not allowed raises here
+    if without_rules:
+        lines = [set_aside_rules(raw) for raw in lines]
     lens, ids, owns, seats = [], [], [], set()
     for raw in lines:
         rec = decode_record(raw)
@@ -374,7 +381,7 @@ def fit(lines: Sequence[bytes], variant: str, *, fixed: Mapping[str, Any] | None
     return FitResult(variant, len(lines), sum(owns), dict(not_fitted or {}), sum(s.valid for s in default_sigs),
                      sum(s.valid for s in cur_sigs), found, cur_by, options, faults, evaluations, ids,
                      valid_start=sum(s.valid for s in judge.cache[_key(start)]), by_seats=by_seats,
-                     seat_counts=sorted(seats))
+                     seat_counts=sorted(seats), without_rules=without_rules)
 
 
 def _own_rules_valid(lines: Sequence[bytes], sigs: list[Sig], owns: list[bool], variant: str,
@@ -388,14 +395,14 @@ def _own_rules_valid(lines: Sequence[bytes], sigs: list[Sig], owns: list[bool], 
     out = set()
     for i, (raw, s, own) in enumerate(zip(lines, sigs, owns)):
         if own and not s.valid:
-            line = without_rules(raw)
+            line = set_aside_rules(raw)
             rules = {**cur, "players": len(msgspec.json.decode(line).get("seats") or [])} if by_seats else cur
             if replay_line(line, defaults={variant: rules}).verdict.valid:
                 out.add(i)
     return out
 
 
-def without_rules(raw: bytes) -> bytes:
+def set_aside_rules(raw: bytes) -> bytes:
     """The line ``raw`` as if its record carried no ``rules`` object (``raw`` itself when it carries none)."""
     import msgspec
 
@@ -630,11 +637,9 @@ def fit_cmd(
         Console(stderr=True).print(Text(f"paipu fit: no {variant} games in {where}"
                                         + (f" (it holds: {held})" if held else ""), style="red"))
         raise typer.Exit(2)
-    if set_aside:
-        lines = [without_rules(line) for line in lines]
     res = fit(lines, variant, fixed=fixed, workers=workers or os.cpu_count() or 1,
-              console=None if as_json else Console(stderr=True), not_fitted=not_fitted)
+              console=None if as_json else Console(stderr=True), not_fitted=not_fitted, without_rules=set_aside)
     if as_json:
-        print(json.dumps({**res.to_json(), "without_rules": set_aside}, ensure_ascii=False, indent=1))
+        print(json.dumps(res.to_json(), ensure_ascii=False, indent=1))
     else:
         print_result(res, Console(highlight=False))

@@ -63,11 +63,9 @@ def report(con: duckdb.DuckDBPyConnection, variant: str, limit: int = LIMIT,
     lines = fit.warehouse_games(con, variant, limit)
     if not lines:
         return None
-    if without_rules:
-        lines = [fit.without_rules(line) for line in lines]
     t0 = time.monotonic()
     # one process: the dashboard's server is shared by every session, and a default bound is one or a few chunks
-    res = fit.fit(lines, variant, workers=1)
+    res = fit.fit(lines, variant, workers=1, without_rules=without_rules)
     return {**res.to_json(), "seconds": round(time.monotonic() - t0, 2)}
 
 
